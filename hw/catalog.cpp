@@ -1,0 +1,129 @@
+#include "hw/catalog.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+namespace exasim::hw {
+
+namespace fs = std::filesystem;
+using config::Node;
+
+std::string_view catalog_kind_name(CatalogKind k) {
+  switch (k) {
+    case CatalogKind::kGpu: return "GPU";
+    case CatalogKind::kLink: return "link";
+    case CatalogKind::kFabric: return "node fabric";
+    case CatalogKind::kNic: return "NIC";
+    case CatalogKind::kNode: return "node";
+    case CatalogKind::kCpu: return "CPU";
+    case CatalogKind::kModel: return "model";
+  }
+  return "?";
+}
+
+std::string default_configs_dir() {
+  if (const char* home = std::getenv("EXASIM_HOME"); home && *home) return std::string(home) + "/configs";
+  return std::string(EXASIM_SOURCE_DIR) + "/configs";
+}
+
+Catalog Catalog::load(const std::string& configs_dir) {
+  Catalog c;
+  c.dir_ = configs_dir;
+  if (!fs::is_directory(configs_dir)) {
+    throw IoError("catalog folder not found", {configs_dir, 0, ""}, "set EXASIM_HOME to the exasim source folder");
+  }
+  const std::pair<CatalogKind, const char*> files[] = {
+      {CatalogKind::kGpu, "hw/gpus.yaml"},   {CatalogKind::kLink, "hw/links.yaml"}, {CatalogKind::kFabric, "hw/fabrics.yaml"},
+      {CatalogKind::kNic, "hw/nics.yaml"},   {CatalogKind::kNode, "hw/nodes.yaml"}, {CatalogKind::kCpu, "hw/cpus.yaml"}};
+  for (const auto& [kind, rel] : files) {
+    const fs::path p = fs::path(configs_dir) / rel;
+    if (fs::exists(p)) c.add_file(kind, p.string());
+  }
+  const fs::path models = fs::path(configs_dir) / "models";
+  if (fs::is_directory(models)) {
+    std::vector<fs::path> paths;
+    for (const auto& e : fs::directory_iterator(models))
+      if (e.path().extension() == ".yaml") paths.push_back(e.path());
+    std::sort(paths.begin(), paths.end());  // deterministic: duplicates resolve the same way every run
+    for (const auto& p : paths) c.add_file(CatalogKind::kModel, p.string());
+  }
+  return c;
+}
+
+void Catalog::add_file(CatalogKind kind, const std::string& path) {
+  const Node root = config::load_file(path);
+  if (!root.defined()) return;
+  root.expect_map();
+  auto& table = entries_[kind];
+  for (const std::string& name : root.keys()) {
+    const Node e = root[name];
+    e.expect_map();
+    if (table.contains(name)) e.fail(std::string(catalog_kind_name(kind)) + " \"" + name + "\" is defined twice");
+    table.emplace(name, e);
+  }
+}
+
+std::vector<std::string> Catalog::names(CatalogKind kind) const {
+  std::vector<std::string> out;
+  if (auto it = entries_.find(kind); it != entries_.end())
+    for (const auto& [name, _] : it->second) out.push_back(name);
+  return out;
+}
+
+bool Catalog::contains(CatalogKind kind, const std::string& name) const {
+  auto it = entries_.find(kind);
+  return it != entries_.end() && it->second.contains(name);
+}
+
+const Node& Catalog::entry(CatalogKind kind, const std::string& name) const {
+  return entries_.at(kind).at(name);
+}
+
+void Catalog::append_chain(CatalogKind kind, const std::string& name, const Node& where, std::vector<Node>& out,
+                           int depth) const {
+  if (!contains(kind, name)) {
+    const std::string near = config::closest(name, names(kind));
+    where.fail("unknown " + std::string(catalog_kind_name(kind)) + " \"" + name + "\"",
+               (near.empty() ? std::string() : "did you mean \"" + near + "\"? ") + "`exasim hw list` shows the catalog");
+  }
+  if (depth > 8) where.fail("catalog entries derive from each other in a loop (base: " + name + ")");
+  const Node& e = entry(kind, name);
+  if (e.has("base")) append_chain(kind, e["base"].as_string(), e["base"], out, depth + 1);
+  out.push_back(e);
+}
+
+std::vector<Node> Catalog::layers(CatalogKind kind, const Node& ref) const {
+  std::vector<Node> out;
+  if (!ref.defined()) ref.fail("missing " + std::string(catalog_kind_name(kind)), "give a catalog name or a mapping");
+  if (ref.is_scalar()) {
+    append_chain(kind, ref.as_string(), ref, out, 0);
+    return out;
+  }
+  ref.expect_map();
+  if (ref.has("base")) append_chain(kind, ref["base"].as_string(), ref["base"], out, 0);
+  out.push_back(ref);
+  return out;
+}
+
+std::string Catalog::reference_name(const Node& ref) const {
+  if (ref.is_scalar()) return ref.as_string();
+  if (ref.has("base")) return ref["base"].as_string() + " (modified)";
+  if (ref.has("name")) return ref["name"].as_string();
+  return "inline";
+}
+
+GpuSpec Catalog::gpu(const Node& ref) const { return gpu_from_layers(reference_name(ref), layers(CatalogKind::kGpu, ref)); }
+LinkSpec Catalog::link(const Node& ref) const { return link_from_layers(reference_name(ref), layers(CatalogKind::kLink, ref)); }
+FabricSpec Catalog::fabric(const Node& ref) const {
+  return fabric_from_layers(reference_name(ref), layers(CatalogKind::kFabric, ref));
+}
+NicSpec Catalog::nic(const Node& ref) const { return nic_from_layers(reference_name(ref), layers(CatalogKind::kNic, ref)); }
+NodeSpec Catalog::node(const Node& ref) const { return node_from_layers(reference_name(ref), layers(CatalogKind::kNode, ref)); }
+CpuSpec Catalog::cpu(const Node& ref) const { return cpu_from_layers(reference_name(ref), layers(CatalogKind::kCpu, ref)); }
+
+GpuSpec Catalog::gpu(const std::string& name) const {
+  return gpu(config::load_string(name, "<name>"));
+}
+
+}  // namespace exasim::hw

@@ -1,0 +1,55 @@
+#include "hw/gpu_spec.hpp"
+
+#include <array>
+
+#include "hw/config/fields.hpp"
+
+namespace exasim::hw {
+
+namespace {
+
+using config::Node;
+using units::Dimension;
+
+void apply_peaks(GpuSpec& g, const Node& n) {
+  n.expect_map();
+  for (const std::string& key : n.keys()) {
+    auto t = dtype_from_name(key);
+    if (!t) {
+      n[key].fail("unknown data type \"" + key + "\"", "use fp64, fp32, tf32, fp16, bf16, fp8, fp4 or int8");
+    }
+    g.peak_flops[static_cast<std::size_t>(*t)] = n[key].as_positive_quantity(Dimension::kFlopRate);
+  }
+}
+
+const std::array<config::Field<GpuSpec>, 17> kFields = {{
+    {"vendor", [](GpuSpec& g, const Node& n) { g.vendor = n.as_choice({"nvidia", "amd"}); }},
+    {"architecture", [](GpuSpec& g, const Node& n) { g.architecture = n.as_string(); }},
+    {"sm_count", [](GpuSpec& g, const Node& n) { g.sm_count = static_cast<int>(n.as_positive_int()); }},
+    {"boost_clock", [](GpuSpec& g, const Node& n) { g.boost_clock_hz = n.as_positive_quantity(Dimension::kFrequency); }},
+    {"peak", apply_peaks},
+    {"vector_fp32", [](GpuSpec& g, const Node& n) { g.vector_fp32_flops = n.as_positive_quantity(Dimension::kFlopRate); }},
+    {"hbm_capacity", [](GpuSpec& g, const Node& n) { g.hbm_capacity_bytes = n.as_positive_quantity(Dimension::kBytes); }},
+    {"hbm_bandwidth", [](GpuSpec& g, const Node& n) { g.hbm_bandwidth = n.as_positive_quantity(Dimension::kBandwidth); }},
+    {"l2_size", [](GpuSpec& g, const Node& n) { g.l2_bytes = n.as_positive_quantity(Dimension::kBytes); }},
+    {"smem_per_sm", [](GpuSpec& g, const Node& n) { g.smem_per_sm_bytes = n.as_positive_quantity(Dimension::kBytes); }},
+    {"tdp", [](GpuSpec& g, const Node& n) { g.tdp_w = n.as_positive_quantity(Dimension::kPower); }},
+    {"idle_power", [](GpuSpec& g, const Node& n) { g.idle_power_w = n.as_nonnegative_quantity(Dimension::kPower); }},
+    {"nvlink_bandwidth", [](GpuSpec& g, const Node& n) { g.scaleup_bandwidth = n.as_nonnegative_quantity(Dimension::kBandwidth); }},
+    {"pcie", [](GpuSpec& g, const Node& n) { g.pcie = n.as_string(); }},
+    {"node_fabric", [](GpuSpec& g, const Node& n) { g.node_fabric = n.as_string(); }},
+    {"name", [](GpuSpec& g, const Node& n) { g.name = n.as_string(); }, false},
+    {"description", [](GpuSpec&, const Node& n) { (void)n.as_string(); }, false},
+}};
+
+}  // namespace
+
+GpuSpec gpu_from_layers(const std::string& name, const std::vector<config::Node>& layers) {
+  GpuSpec g = config::build_from_layers<GpuSpec>(kFields, layers);
+  if (g.name.empty()) g.name = name;
+  if (g.idle_power_w >= g.tdp_w) layers.back()["idle_power"].fail("idle power must be below TDP");
+  if (!g.supports(DType::kFp32)) layers.back()["peak"].fail("peak.fp32 is required", "every GPU runs fp32");
+  return g;
+}
+
+}  // namespace exasim::hw

@@ -1,0 +1,161 @@
+#include "models/collective/collective_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace exasim::models {
+
+std::string_view collective_name(Collective c) {
+  switch (c) {
+    case Collective::kAllReduce: return "all_reduce";
+    case Collective::kReduceScatter: return "reduce_scatter";
+    case Collective::kAllGather: return "all_gather";
+    case Collective::kAllToAll: return "all_to_all";
+    case Collective::kBroadcast: return "broadcast";
+    case Collective::kSendRecv: return "send_recv";
+  }
+  return "?";
+}
+
+std::string_view algorithm_name(CollectiveAlgorithm a) {
+  switch (a) {
+    case CollectiveAlgorithm::kAuto: return "auto";
+    case CollectiveAlgorithm::kRing: return "ring";
+    case CollectiveAlgorithm::kHierarchical: return "hierarchical";
+    case CollectiveAlgorithm::kTree: return "tree";
+  }
+  return "?";
+}
+
+double bus_factor(Collective op, int ranks) {
+  const double n = ranks;
+  switch (op) {
+    case Collective::kAllReduce: return 2 * (n - 1) / n;
+    case Collective::kReduceScatter:
+    case Collective::kAllGather:
+    case Collective::kAllToAll: return (n - 1) / n;
+    case Collective::kBroadcast:
+    case Collective::kSendRecv: return 1;
+  }
+  return 1;
+}
+
+namespace {
+
+struct Link {
+  double bandwidth;  // achieved B/s
+  double latency;    // s per step, software overhead included
+};
+
+Link intra_link(const GroupLinks& l, const CollectiveParams& p) {
+  return {l.intra_bandwidth * p.intra_efficiency, l.intra_latency + p.step_overhead_s};
+}
+
+Link inter_link(const GroupLinks& l, const CollectiveParams& p) {
+  return {l.inter_bandwidth * p.inter_efficiency, l.inter_latency + p.step_overhead_s};
+}
+
+// A ring over the whole group: every step is limited by the slowest hop. The hops that leave a
+// node carry the whole ring's traffic through the NICs of the group's ranks on that node, so
+// the cross-node bandwidth per ring is ranks_per_node x the per-GPU NIC share.
+Link ring_link(GroupShape g, const GroupLinks& l, const CollectiveParams& p) {
+  const Link in = intra_link(l, p);
+  if (g.nodes() <= 1) return in;
+  const Link out = inter_link(l, p);
+  const double cross = out.bandwidth * g.ranks_per_node;
+  const double bw = g.ranks_per_node > 1 ? std::min(in.bandwidth, cross) : cross;
+  return {bw, std::max(in.latency, out.latency)};
+}
+
+// Time of `steps` ring steps that each move `chunk` bytes.
+double ring_steps(double steps, double chunk, Link link) { return steps * (link.latency + chunk / link.bandwidth); }
+
+double ring_time(Collective op, double bytes, GroupShape g, Link link) {
+  const double n = g.ranks;
+  switch (op) {
+    case Collective::kAllReduce: return ring_steps(2 * (n - 1), bytes / n, link);
+    case Collective::kReduceScatter:
+    case Collective::kAllGather: return ring_steps(n - 1, bytes / n, link);
+    case Collective::kBroadcast: return ring_steps(n - 1, 0, link) + bytes / link.bandwidth;  // pipelined
+    default: return std::numeric_limits<double>::infinity();
+  }
+}
+
+// Intra-node reduce-scatter, inter-node collective on each shard (the ranks of a node work on
+// their shards at once, each through its NIC share), intra-node all-gather.
+double hierarchical_time(Collective op, double bytes, GroupShape g, const GroupLinks& l, const CollectiveParams& p) {
+  const int k = g.ranks_per_node;
+  const int m = g.nodes();
+  if (k <= 1 || m <= 1) return std::numeric_limits<double>::infinity();
+  const Link in = intra_link(l, p);
+  const Link out = inter_link(l, p);
+  const double intra_phase = ring_steps(k - 1, bytes / k, in);
+  const double shard = bytes / k;
+  switch (op) {
+    case Collective::kAllReduce: return 2 * intra_phase + ring_steps(2.0 * (m - 1), shard / m, out);
+    case Collective::kReduceScatter:
+    case Collective::kAllGather: return intra_phase + ring_steps(m - 1, shard / m, out);
+    default: return std::numeric_limits<double>::infinity();
+  }
+}
+
+// Double binary tree: latency grows with log2(n); bandwidth is half the ring's per direction
+// cost for all-reduce (reduce up, broadcast down, pipelined).
+double tree_time(Collective op, double bytes, GroupShape g, Link link) {
+  if (op != Collective::kAllReduce || g.ranks <= 2) return std::numeric_limits<double>::infinity();
+  const double depth = std::ceil(std::log2(static_cast<double>(g.ranks)));
+  return 2 * depth * link.latency + 2 * bytes / link.bandwidth;
+}
+
+double all_to_all_time(double bytes, GroupShape g, const GroupLinks& l, const CollectiveParams& p) {
+  const double n = g.ranks;
+  const double k = std::min(g.ranks_per_node, g.ranks);
+  const Link in = intra_link(l, p);
+  const Link out = inter_link(l, p);
+  const double intra = bytes * (k - 1) / n / in.bandwidth;
+  const double inter = g.nodes() > 1 ? bytes * (n - k) / n / out.bandwidth : 0;
+  return (n - 1) * std::max(in.latency, g.nodes() > 1 ? out.latency : in.latency) + std::max(intra, inter);
+}
+
+}  // namespace
+
+CollectiveCost collective_cost(Collective op, double bytes, GroupShape g, const GroupLinks& links,
+                               const CollectiveParams& params, CollectiveAlgorithm algorithm) {
+  CollectiveCost c;
+  if (g.ranks <= 1 && op != Collective::kSendRecv) {
+    c.algorithm = CollectiveAlgorithm::kRing;
+    return c;  // nothing to communicate
+  }
+  const Link ring = ring_link(g, links, params);
+  if (op == Collective::kSendRecv) {
+    const Link path = g.nodes() > 1 ? inter_link(links, params) : intra_link(links, params);
+    c.time_s = path.latency + bytes / path.bandwidth;
+    c.algorithm = CollectiveAlgorithm::kRing;
+  } else if (op == Collective::kAllToAll) {
+    c.time_s = all_to_all_time(bytes, g, links, params);
+    c.algorithm = CollectiveAlgorithm::kRing;
+  } else {
+    const double t_ring = ring_time(op, bytes, g, ring);
+    const double t_hier = hierarchical_time(op, bytes, g, links, params);
+    const double t_tree = tree_time(op, bytes, g, ring);
+    switch (algorithm) {
+      case CollectiveAlgorithm::kRing: c.time_s = t_ring; c.algorithm = algorithm; break;
+      case CollectiveAlgorithm::kHierarchical: c.time_s = t_hier; c.algorithm = algorithm; break;
+      case CollectiveAlgorithm::kTree: c.time_s = t_tree; c.algorithm = algorithm; break;
+      case CollectiveAlgorithm::kAuto:  // as NCCL's tuner: the fastest for this size and shape
+        c.time_s = t_ring;
+        c.algorithm = CollectiveAlgorithm::kRing;
+        if (t_hier < c.time_s) c.time_s = t_hier, c.algorithm = CollectiveAlgorithm::kHierarchical;
+        if (t_tree < c.time_s) c.time_s = t_tree, c.algorithm = CollectiveAlgorithm::kTree;
+        break;
+    }
+  }
+  if (c.time_s > 0 && std::isfinite(c.time_s)) {
+    c.algorithm_bandwidth = bytes / c.time_s;
+    c.bus_bandwidth = c.algorithm_bandwidth * bus_factor(op, g.ranks);
+  }
+  return c;
+}
+
+}  // namespace exasim::models

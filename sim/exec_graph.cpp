@@ -1,0 +1,103 @@
+#include "sim/exec_graph.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace exasim::sim {
+
+std::string_view stream_kind_name(StreamKind k) {
+  switch (k) {
+    case StreamKind::kCompute: return "compute";
+    case StreamKind::kComm: return "comm";
+    case StreamKind::kCopy: return "copy";
+  }
+  return "unknown";
+}
+
+std::string_view task_kind_name(TaskKind k) {
+  switch (k) {
+    case TaskKind::kCompute: return "compute";
+    case TaskKind::kMemcpy: return "memcpy";
+    case TaskKind::kCollective: return "collective";
+    case TaskKind::kSendRecv: return "sendrecv";
+    case TaskKind::kHost: return "host";
+  }
+  return "unknown";
+}
+
+DeviceId ExecGraph::add_device(std::string name) {
+  if (devices_.size() >= kNone) throw std::invalid_argument("ExecGraph: too many devices");
+  devices_.push_back(Device{std::move(name)});
+  return static_cast<DeviceId>(devices_.size() - 1);
+}
+
+StreamId ExecGraph::add_stream(DeviceId device, StreamKind kind, std::string name) {
+  if (device >= devices_.size()) {
+    throw std::invalid_argument("ExecGraph::add_stream: unknown device " + std::to_string(device) +
+                                " (graph has " + std::to_string(devices_.size()) + " devices)");
+  }
+  if (streams_.size() >= kNone) throw std::invalid_argument("ExecGraph: too many streams");
+  streams_.push_back(Stream{device, kind, std::move(name)});
+  stream_tasks_.emplace_back();
+  return static_cast<StreamId>(streams_.size() - 1);
+}
+
+TaskId ExecGraph::add_task(const TaskSpec& spec) {
+  if (spec.stream >= streams_.size()) {
+    throw std::invalid_argument("ExecGraph::add_task: task '" + std::string(spec.label) +
+                                "' names unknown stream " + std::to_string(spec.stream) + " (graph has " +
+                                std::to_string(streams_.size()) + " streams)");
+  }
+  // !(d >= 0) also rejects NaN.
+  if (!(spec.duration >= 0) || !std::isfinite(spec.duration)) {
+    throw std::invalid_argument("ExecGraph::add_task: task '" + std::string(spec.label) +
+                                "' has invalid duration " + std::to_string(spec.duration) +
+                                " s (must be finite and >= 0)");
+  }
+  // kNone is reserved as "no task", so the last usable id is kNone - 1.
+  if (tasks_.size() >= kNone) throw std::invalid_argument("ExecGraph::add_task: too many tasks");
+  const auto id = static_cast<TaskId>(tasks_.size());
+  Task t;
+  t.label = intern(spec.label);
+  t.kind = spec.kind;
+  t.category = spec.category;
+  t.stream = spec.stream;
+  t.duration = spec.duration;
+  t.flops = spec.flops;
+  t.bytes = spec.bytes;
+  t.comm_op = spec.comm_op;
+  tasks_.push_back(t);
+  stream_tasks_[spec.stream].push_back(id);
+  return id;
+}
+
+void ExecGraph::add_dependency(TaskId before, TaskId after) {
+  if (before >= tasks_.size() || after >= tasks_.size()) {
+    throw std::invalid_argument("ExecGraph::add_dependency: unknown task id (" + std::to_string(before) +
+                                " -> " + std::to_string(after) + ", graph has " +
+                                std::to_string(tasks_.size()) + " tasks)");
+  }
+  if (before == after) {
+    throw std::invalid_argument("ExecGraph::add_dependency: task '" + std::string(label_of(before)) +
+                                "' (id " + std::to_string(before) + ") cannot depend on itself");
+  }
+  edge_from_.push_back(before);
+  edge_to_.push_back(after);
+}
+
+void ExecGraph::reserve(std::size_t tasks, std::size_t edges) {
+  tasks_.reserve(tasks);
+  edge_from_.reserve(edges);
+  edge_to_.reserve(edges);
+}
+
+std::uint32_t ExecGraph::intern(std::string_view label) {
+  if (auto it = label_index_.find(label); it != label_index_.end()) return it->second;
+  const auto index = static_cast<std::uint32_t>(labels_.size());
+  labels_.emplace_back(label);
+  label_index_.emplace(labels_.back(), index);
+  return index;
+}
+
+}  // namespace exasim::sim

@@ -1,0 +1,104 @@
+#pragma once
+// The execution graph: tasks bound to device streams, with dependency edges.
+// Streams behave like CUDA streams: tasks on one stream run one at a time in the order they
+// were added; streams of one device run concurrently; a task also waits for all its dependencies.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace exasim::sim {
+
+using Time = double;  // seconds
+using TaskId = std::uint32_t;
+using DeviceId = std::uint32_t;
+using StreamId = std::uint32_t;
+inline constexpr std::uint32_t kNone = 0xffffffffu;
+
+enum class StreamKind : std::uint8_t { kCompute, kComm, kCopy };
+enum class TaskKind : std::uint8_t { kCompute, kMemcpy, kCollective, kSendRecv, kHost };
+
+std::string_view stream_kind_name(StreamKind k);
+std::string_view task_kind_name(TaskKind k);
+
+struct Device {
+  std::string name;
+};
+
+struct Stream {
+  DeviceId device = 0;
+  StreamKind kind = StreamKind::kCompute;
+  std::string name;  // e.g. "stage3/compute"
+};
+
+// What a task does. duration is the time it occupies its stream when the engine does not ask a
+// network backend (comm_op == kNone); flops and bytes are for metrics (achieved rates, MFU/HFU).
+struct TaskSpec {
+  std::string_view label;       // interned by the graph; tasks with equal labels share storage
+  TaskKind kind = TaskKind::kCompute;
+  StreamId stream = 0;
+  Time duration = 0;            // seconds, >= 0
+  double flops = 0;             // floating-point operations executed
+  double bytes = 0;             // bytes moved (memory traffic, or payload for communication)
+  std::uint32_t comm_op = kNone;  // index of a communication op resolved by a NetworkBackend
+  std::uint16_t category = 0;   // caller-defined tag for breakdowns (e.g. forward/backward/optimizer)
+};
+
+struct Task {
+  std::uint32_t label = 0;  // index into labels()
+  TaskKind kind = TaskKind::kCompute;
+  std::uint16_t category = 0;
+  StreamId stream = 0;
+  Time duration = 0;
+  double flops = 0;
+  double bytes = 0;
+  std::uint32_t comm_op = kNone;
+};
+
+class ExecGraph {
+ public:
+  DeviceId add_device(std::string name);
+  StreamId add_stream(DeviceId device, StreamKind kind, std::string name);
+  // Appends a task to its stream (program order = call order). Throws std::invalid_argument on a
+  // bad stream or a negative/NaN duration.
+  TaskId add_task(const TaskSpec& spec);
+  // `after` may not start before `before` has finished. Throws on unknown ids or a self-edge.
+  void add_dependency(TaskId before, TaskId after);
+
+  std::size_t task_count() const { return tasks_.size(); }
+  std::size_t edge_count() const { return edge_to_.size(); }
+  const Task& task(TaskId id) const { return tasks_[id]; }
+  const std::vector<Task>& tasks() const { return tasks_; }
+  const std::vector<Device>& devices() const { return devices_; }
+  const std::vector<Stream>& streams() const { return streams_; }
+  const std::string& label(std::uint32_t index) const { return labels_[index]; }
+  std::string_view label_of(TaskId id) const { return labels_[tasks_[id].label]; }
+
+  // Dependency edges as (before, after) pairs in insertion order.
+  const std::vector<TaskId>& edge_from() const { return edge_from_; }
+  const std::vector<TaskId>& edge_to() const { return edge_to_; }
+  // Tasks of one stream in program order.
+  const std::vector<TaskId>& stream_tasks(StreamId s) const { return stream_tasks_[s]; }
+
+  void reserve(std::size_t tasks, std::size_t edges);
+
+ private:
+  std::uint32_t intern(std::string_view label);
+
+  std::vector<Device> devices_;
+  std::vector<Stream> streams_;
+  std::vector<std::vector<TaskId>> stream_tasks_;
+  std::vector<Task> tasks_;
+  std::vector<TaskId> edge_from_, edge_to_;
+  std::vector<std::string> labels_;
+  // Transparent hash so intern() looks up a string_view without building a std::string.
+  struct LabelHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::uint32_t, LabelHash, std::equal_to<>> label_index_;
+};
+
+}  // namespace exasim::sim

@@ -1,0 +1,38 @@
+#pragma once
+// What a training job asks for: batch, precision and the parallel plan (scenario `training:`).
+#include <string>
+
+#include "hw/dtype.hpp"
+#include "models/memory/activation_memory.hpp"
+
+namespace exasim::workloads {
+
+struct Parallelism {
+  int tp = 1;   // tensor
+  int pp = 1;   // pipeline stages
+  int dp = 1;   // data
+  int cp = 1;   // context
+  int ep = 1;   // expert
+  int vpp = 1;  // virtual stages per pipeline rank (interleaved schedule)
+  bool sequence_parallel = false;
+  int gpus() const { return tp * pp * dp * cp; }
+};
+
+enum class AttentionKernel { kFlash, kUnfused };
+
+struct TrainingConfig {
+  int seq_len = 0;
+  int global_batch = 0;  // sequences per iteration
+  int micro_batch = 1;
+  DType precision = DType::kBf16;
+  Parallelism parallelism;
+  std::string pipeline_schedule = "1f1b";
+  int zero = 0;  // 0..3
+  models::Recompute recompute = models::Recompute::kNone;
+  std::string offload = "none";
+  // Fused (FlashAttention) or unfused attention (scores materialized, as Megatron-LM before 2022).
+  AttentionKernel attention = AttentionKernel::kFlash;
+  bool overlap_grad_reduce = true;  // DP gradient reduction overlapped with the backward pass
+};
+
+}  // namespace exasim::workloads

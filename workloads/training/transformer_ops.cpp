@@ -1,0 +1,219 @@
+#include "workloads/training/transformer_ops.hpp"
+
+#include <algorithm>
+
+namespace exasim::workloads {
+
+namespace {
+
+Op gemm(std::string_view name, double m, double n, double k, double e, double batch = 1) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::kGemm;
+  op.m = m, op.n = n, op.k = k, op.batch = batch;
+  op.flops = 2 * m * n * k * batch;
+  op.bytes = (m * k + k * n + m * n) * e * batch;
+  return op;
+}
+
+Op memory(std::string_view name, double bytes, double flops = 0) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::kMemory;
+  op.bytes = bytes;
+  op.flops = flops;
+  return op;
+}
+
+Op attention(std::string_view name, double flops, double bytes) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::kAttention;
+  op.flops = flops;
+  op.bytes = bytes;
+  return op;
+}
+
+// A collective of the TP group; nothing when the group has one GPU.
+void tp_comm(std::vector<Op>& ops, std::string_view name, sim::CommKind kind, double bytes, int tp) {
+  if (tp <= 1) return;
+  Op op;
+  op.name = name;
+  op.kind = OpKind::kComm;
+  op.comm = kind;
+  op.comm_bytes = bytes;
+  op.group = CommGroup::kTensor;
+  ops.push_back(op);
+}
+
+// Megatron's "g" operator at the end of a TP block: all-reduce, or reduce-scatter under SP.
+sim::CommKind block_exit(const LayerDims& d) { return d.sp ? sim::CommKind::kReduceScatter : sim::CommKind::kAllReduce; }
+
+void attention_core_forward(std::vector<Op>& ops, const LayerDims& d) {
+  const double e = d.act_bytes, s = d.seq, b = d.micro_batch, a = d.heads, hd = d.head_dim;
+  if (d.flash) {
+    const double flops = 4 * b * s * s * a * hd * d.causal_fraction;
+    const double bytes = (d.tokens * (a + 2 * d.kv_heads) * hd + d.tokens * a * hd) * e;
+    ops.push_back(attention("attn.flash_fwd", flops, bytes));
+    return;
+  }
+  const double scores = b * a * s * s;
+  ops.push_back(gemm("attn.qk", s, s, hd, e, b * a));
+  ops.push_back(memory("attn.softmax", 2 * scores * e, 5 * scores));
+  ops.push_back(memory("attn.dropout", scores * (2 * e + 1)));
+  ops.push_back(gemm("attn.av", s, hd, s, e, b * a));
+}
+
+void attention_core_backward(std::vector<Op>& ops, const LayerDims& d) {
+  const double e = d.act_bytes, s = d.seq, b = d.micro_batch, a = d.heads, hd = d.head_dim;
+  if (d.flash) {
+    // FlashAttention backward recomputes the scores: 5 matmuls against the forward's 2.
+    const double flops = 2.5 * 4 * b * s * s * a * hd * d.causal_fraction;
+    const double bytes = (2 * d.tokens * (a + 2 * d.kv_heads) * hd + 2 * d.tokens * a * hd) * e;
+    ops.push_back(attention("attn.flash_bwd", flops, bytes));
+    return;
+  }
+  const double scores = b * a * s * s;
+  ops.push_back(gemm("attn.av_dgrad", s, s, hd, e, b * a));
+  ops.push_back(gemm("attn.av_wgrad", s, hd, s, e, b * a));
+  ops.push_back(memory("attn.dropout_bwd", scores * (2 * e + 1)));
+  ops.push_back(memory("attn.softmax_bwd", 3 * scores * e, 3 * scores));
+  ops.push_back(gemm("attn.qk_dgrad", s, hd, s, e, b * a));
+  ops.push_back(gemm("attn.qk_wgrad", s, hd, s, e, b * a));
+}
+
+}  // namespace
+
+LayerDims LayerDims::from(const ModelSpec& model, const TrainingConfig& cfg) {
+  LayerDims d;
+  const int t = cfg.parallelism.tp;
+  d.seq = cfg.seq_len;
+  d.micro_batch = cfg.micro_batch;
+  d.tokens = d.seq * d.micro_batch;
+  d.hidden = static_cast<double>(model.hidden);
+  d.heads = static_cast<double>(model.heads) / t;
+  // Fewer KV heads than TP ranks: Megatron replicates each KV head on several ranks.
+  d.kv_heads = std::max(1.0, static_cast<double>(model.kv_heads > 0 ? model.kv_heads : model.heads) / t);
+  d.head_dim = static_cast<double>(model.head_dimension());
+  d.ffn = static_cast<double>(model.ffn) / t;
+  d.vocab = static_cast<double>(model.vocab) / t;
+  d.act_bytes = (cfg.precision == DType::kFp32 || cfg.precision == DType::kTf32) ? 4 : 2;
+  d.tp = t;
+  d.sp = cfg.parallelism.sequence_parallel && t > 1;
+  d.gated = model.gated_mlp;
+  d.rope = model.position == PositionKind::kRope;
+  d.flash = cfg.attention == AttentionKernel::kFlash;
+  return d;
+}
+
+std::vector<Op> layer_forward(const LayerDims& d) {
+  const double e = d.act_bytes, T = d.tokens, Tr = d.replicated_tokens(), h = d.hidden;
+  const double qkv = (d.heads + 2 * d.kv_heads) * d.head_dim;
+  const double up = d.ffn * (d.gated ? 2 : 1);
+  std::vector<Op> ops;
+  ops.push_back(memory("ln1", 2 * Tr * h * e, 5 * Tr * h));
+  if (d.sp) tp_comm(ops, "tp.allgather_attn", sim::CommKind::kAllGather, T * h * e, d.tp);
+  ops.push_back(gemm("qkv", T, qkv, h, e));
+  if (d.rope) ops.push_back(memory("rope", 2 * T * (d.heads + d.kv_heads) * d.head_dim * e));
+  attention_core_forward(ops, d);
+  ops.push_back(gemm("attn.out", T, h, d.heads * d.head_dim, e));
+  tp_comm(ops, d.sp ? "tp.reducescatter_attn" : "tp.allreduce_attn", block_exit(d), T * h * e, d.tp);
+  ops.push_back(memory("dropout_add1", Tr * h * (3 * e + 1)));
+  ops.push_back(memory("ln2", 2 * Tr * h * e, 5 * Tr * h));
+  if (d.sp) tp_comm(ops, "tp.allgather_mlp", sim::CommKind::kAllGather, T * h * e, d.tp);
+  ops.push_back(gemm("mlp.up", T, up, h, e));
+  ops.push_back(memory("mlp.act", (d.gated ? 3 : 2) * T * d.ffn * e, 8 * T * d.ffn));
+  ops.push_back(gemm("mlp.down", T, h, d.ffn, e));
+  tp_comm(ops, d.sp ? "tp.reducescatter_mlp" : "tp.allreduce_mlp", block_exit(d), T * h * e, d.tp);
+  ops.push_back(memory("dropout_add2", Tr * h * (3 * e + 1)));
+  return ops;
+}
+
+std::vector<Op> layer_backward(const LayerDims& d) {
+  const double e = d.act_bytes, T = d.tokens, Tr = d.replicated_tokens(), h = d.hidden;
+  const double qkv = (d.heads + 2 * d.kv_heads) * d.head_dim;
+  const double up = d.ffn * (d.gated ? 2 : 1);
+  const double ctx = d.heads * d.head_dim;
+  std::vector<Op> ops;
+  ops.push_back(memory("dropout_add2_bwd", Tr * h * (2 * e + 1)));
+  if (d.sp) tp_comm(ops, "tp.allgather_mlp_bwd", sim::CommKind::kAllGather, T * h * e, d.tp);
+  ops.push_back(gemm("mlp.down_dgrad", T, d.ffn, h, e));
+  ops.push_back(gemm("mlp.down_wgrad", h, d.ffn, T, e));
+  ops.push_back(memory("mlp.act_bwd", (d.gated ? 5 : 3) * T * d.ffn * e, 10 * T * d.ffn));
+  ops.push_back(gemm("mlp.up_dgrad", T, h, up, e));
+  ops.push_back(gemm("mlp.up_wgrad", up, h, T, e));
+  tp_comm(ops, d.sp ? "tp.reducescatter_mlp_bwd" : "tp.allreduce_mlp_bwd", block_exit(d), T * h * e, d.tp);
+  ops.push_back(memory("ln2_bwd", 4 * Tr * h * e, 8 * Tr * h));
+  ops.push_back(memory("dropout_add1_bwd", Tr * h * (2 * e + 1)));
+  if (d.sp) tp_comm(ops, "tp.allgather_attn_bwd", sim::CommKind::kAllGather, T * h * e, d.tp);
+  ops.push_back(gemm("attn.out_dgrad", T, ctx, h, e));
+  ops.push_back(gemm("attn.out_wgrad", ctx, h, T, e));
+  attention_core_backward(ops, d);
+  if (d.rope) ops.push_back(memory("rope_bwd", 2 * T * (d.heads + d.kv_heads) * d.head_dim * e));
+  ops.push_back(gemm("qkv_dgrad", T, h, qkv, e));
+  ops.push_back(gemm("qkv_wgrad", qkv, h, T, e));
+  tp_comm(ops, d.sp ? "tp.reducescatter_attn_bwd" : "tp.allreduce_attn_bwd", block_exit(d), T * h * e, d.tp);
+  ops.push_back(memory("ln1_bwd", 4 * Tr * h * e, 8 * Tr * h));
+  return ops;
+}
+
+std::vector<Op> layer_recompute(const LayerDims& d, models::Recompute policy) {
+  std::vector<Op> ops;
+  if (policy == models::Recompute::kFull) return layer_forward(d);
+  // Selective recompute re-runs the attention core; a flash kernel's backward already does.
+  if (policy == models::Recompute::kSelective && !d.flash) attention_core_forward(ops, d);
+  return ops;
+}
+
+std::vector<Op> embedding_forward(const LayerDims& d) {
+  const double e = d.act_bytes, T = d.tokens, Tr = d.replicated_tokens(), h = d.hidden;
+  std::vector<Op> ops;
+  ops.push_back(memory("embedding", 2 * T * h * e));
+  // Vocabulary-parallel embedding: each rank fills the rows of its vocabulary shard.
+  tp_comm(ops, d.sp ? "tp.reducescatter_embedding" : "tp.allreduce_embedding", block_exit(d), T * h * e, d.tp);
+  if (!d.rope) ops.push_back(memory("position_add_dropout", Tr * h * (3 * e + 1)));
+  return ops;
+}
+
+std::vector<Op> embedding_backward(const LayerDims& d) {
+  const double e = d.act_bytes, T = d.tokens, h = d.hidden;
+  std::vector<Op> ops;
+  if (d.sp) tp_comm(ops, "tp.allgather_embedding_bwd", sim::CommKind::kAllGather, T * h * e, d.tp);
+  ops.push_back(memory("embedding_bwd", T * h * (e + 8)));  // scatter-add into fp32 gradient rows
+  return ops;
+}
+
+std::vector<Op> head_forward(const LayerDims& d) {
+  const double e = d.act_bytes, T = d.tokens, Tr = d.replicated_tokens(), h = d.hidden;
+  std::vector<Op> ops;
+  ops.push_back(memory("final_norm", 2 * Tr * h * e, 5 * Tr * h));
+  if (d.sp) tp_comm(ops, "tp.allgather_head", sim::CommKind::kAllGather, T * h * e, d.tp);
+  ops.push_back(gemm("logits", T, d.vocab, h, e));
+  // Vocabulary-parallel cross entropy in fp32: max, sum of exponentials, target logit.
+  ops.push_back(memory("cross_entropy", T * d.vocab * (e + 3 * 4), 5 * T * d.vocab));
+  tp_comm(ops, "tp.allreduce_loss", sim::CommKind::kAllReduce, 3 * T * 4, d.tp);
+  return ops;
+}
+
+std::vector<Op> head_backward(const LayerDims& d) {
+  const double e = d.act_bytes, T = d.tokens, Tr = d.replicated_tokens(), h = d.hidden;
+  std::vector<Op> ops;
+  ops.push_back(memory("cross_entropy_bwd", T * d.vocab * (4 + e), 2 * T * d.vocab));
+  ops.push_back(gemm("logits_dgrad", T, h, d.vocab, e));
+  ops.push_back(gemm("logits_wgrad", d.vocab, h, T, e));
+  tp_comm(ops, d.sp ? "tp.reducescatter_head_bwd" : "tp.allreduce_head_bwd", block_exit(d), T * h * e, d.tp);
+  ops.push_back(memory("final_norm_bwd", 4 * Tr * h * e, 8 * Tr * h));
+  return ops;
+}
+
+double model_forward_flops(const ModelSpec& model, const TrainingConfig& cfg) {
+  const double s = cfg.seq_len, b = cfg.micro_batch, T = s * b;
+  const double h = static_cast<double>(model.hidden), hd = static_cast<double>(model.head_dimension());
+  const double a = model.heads, g = model.kv_heads > 0 ? model.kv_heads : model.heads;
+  const double attn_params = h * (a + 2 * g) * hd + a * hd * h;
+  const double mlp_params = (model.gated_mlp ? 3.0 : 2.0) * h * static_cast<double>(model.ffn);
+  const double per_layer = 2 * T * (attn_params + mlp_params) + 4 * b * s * s * a * hd;
+  return model.layers * per_layer + 2 * T * h * static_cast<double>(model.vocab);
+}
+
+}  // namespace exasim::workloads

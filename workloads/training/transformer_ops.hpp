@@ -1,0 +1,71 @@
+#pragma once
+// The operations of one transformer layer (and of the embedding and LM head) for one
+// micro-batch on one GPU of a tensor-parallel group, in execution order, with their shapes,
+// FLOPs and bytes. Communication ops mark where the layer waits for its TP group.
+#include <string_view>
+#include <vector>
+
+#include "sim/network_backend.hpp"
+#include "workloads/model/model_spec.hpp"
+#include "workloads/training/training_config.hpp"
+
+namespace exasim::workloads {
+
+enum class OpKind { kGemm, kAttention, kMemory, kComm };
+enum class CommGroup { kTensor, kData };
+
+struct Op {
+  std::string_view name;
+  OpKind kind = OpKind::kMemory;
+  // kGemm: batch x [m,k]x[k,n]
+  double m = 0, n = 0, k = 0, batch = 1;
+  // kAttention and kMemory: work and traffic (kGemm fills these too, for reports)
+  double flops = 0;
+  double bytes = 0;
+  // kComm
+  sim::CommKind comm = sim::CommKind::kAllReduce;
+  double comm_bytes = 0;
+  CommGroup group = CommGroup::kTensor;
+};
+
+// Per-micro-batch dimensions that every op builder needs.
+struct LayerDims {
+  double tokens = 0;      // s * b
+  double seq = 0;         // s
+  double micro_batch = 0; // b
+  double hidden = 0;      // h
+  double heads = 0;       // a (per GPU: a / t)
+  double kv_heads = 0;    // per GPU
+  double head_dim = 0;
+  double ffn = 0;         // per GPU: ffn / t
+  double vocab = 0;       // per GPU: vocab / t
+  double act_bytes = 2;   // bytes per activation element
+  int tp = 1;
+  bool sp = false;        // sequence parallel
+  bool gated = false;
+  bool rope = false;
+  bool flash = true;
+  double causal_fraction = 0.5;  // share of the score matrix a causal flash kernel computes
+
+  static LayerDims from(const ModelSpec& model, const TrainingConfig& cfg);
+  // Tokens an op outside the TP-split region touches (split by t under sequence parallelism).
+  double replicated_tokens() const { return sp ? tokens / tp : tokens; }
+};
+
+std::vector<Op> layer_forward(const LayerDims& d);
+std::vector<Op> layer_backward(const LayerDims& d);
+// What recompute re-runs before a layer's backward: nothing, the attention core (selective),
+// or the whole forward (full).
+std::vector<Op> layer_recompute(const LayerDims& d, models::Recompute policy);
+
+std::vector<Op> embedding_forward(const LayerDims& d);
+std::vector<Op> embedding_backward(const LayerDims& d);
+std::vector<Op> head_forward(const LayerDims& d);   // final norm, logits, loss
+std::vector<Op> head_backward(const LayerDims& d);
+
+// Model FLOPs of one micro-batch forward for the whole model on the whole TP group, as the
+// Megatron formula counts them: 2 x tokens x matmul parameters + full (non-causal) attention
+// 4 s^2 h-equivalent + logits. MFU uses 3 x this per micro-batch.
+double model_forward_flops(const ModelSpec& model, const TrainingConfig& cfg);
+
+}  // namespace exasim::workloads
