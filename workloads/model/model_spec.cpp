@@ -89,4 +89,16 @@ double ModelSpec::parameter_count() const { return count(*this, false); }
 
 double ModelSpec::active_parameter_count() const { return count(*this, true); }
 
+double ModelSpec::layer_parameter_count() const { return layer_base_params(*this) + mlp_params(*this, ffn); }
+
+double ModelSpec::embedding_parameter_count() const {
+  double params = d(vocab) * d(hidden);
+  if (position == PositionKind::kLearned) params += d(max_seq_len) * d(hidden);
+  return params;
+}
+
+double ModelSpec::head_parameter_count() const {
+  return (tied_embeddings ? 0.0 : d(vocab) * d(hidden)) + norm_params(*this, hidden);
+}
+
 }  // namespace exasim::workloads

@@ -52,6 +52,12 @@ struct ModelSpec {
   double parameter_count() const;
   // Parameters that one token touches in a forward pass (MoE: only its top_k experts).
   double active_parameter_count() const;
+  // One dense transformer layer: attention, MLP, norms (and biases where the family has them).
+  double layer_parameter_count() const;
+  // Input side: token embedding and learned positions. Output side: final norm and the LM head
+  // (zero when tied to the embedding).
+  double embedding_parameter_count() const;
+  double head_parameter_count() const;
 };
 
 }  // namespace exasim::workloads

@@ -1,0 +1,102 @@
+// `exasim run SCENARIO.yaml`: simulate a scenario, print a summary, write JSON and a trace.
+#include <fstream>
+#include <iostream>
+
+#include "apps/cli/commands.hpp"
+#include "apps/cli/table.hpp"
+#include "hw/error.hpp"
+#include "hw/units.hpp"
+#include "traces/chrome_trace.hpp"
+#include "workloads/training/training_report.hpp"
+
+namespace exasim::cli {
+
+namespace {
+
+struct RunOptions {
+  std::string scenario;
+  std::vector<std::string> overrides;
+  std::string json_path, trace_path, report_path;
+};
+
+std::ofstream open_output(const std::string& path, const std::string& flag) {
+  std::ofstream out(path);
+  if (!out) throw IoError("cannot write " + flag + " file", {path, 0, ""}, "check that the folder exists and is writable");
+  return out;
+}
+
+std::string fmt(double v, units::Dimension d) { return units::format(v, d, 4); }
+
+void print_summary(std::ostream& out, const workloads::Scenario& s, const workloads::TrainingPlan& plan,
+                   const workloads::TrainingResult& r) {
+  using units::Dimension;
+  const auto& p = plan.par();
+  out << "exasim: " << s.name << " — " << s.model.name << " on " << s.cluster.gpu_count() << " x " << s.cluster.gpu.name
+      << " (" << s.cluster.nodes << " nodes), tp " << p.tp << " pp " << p.pp << " dp " << p.dp << ", "
+      << plan.config().pipeline_schedule << ", " << plan.micro_batches() << " micro-batches of " << plan.config().micro_batch
+      << "\n\n";
+  Table t({"metric", "value"});
+  t.set_align_right(1);
+  const auto& b = r.breakdown;
+  const auto pct = [&](double x) { return fmt(x, Dimension::kTime) + " (" + fmt_percent(x / r.iteration_time_s, 1) + ")"; };
+  t.add_row({"iteration time", fmt(r.iteration_time_s, Dimension::kTime)});
+  t.add_row({"throughput", fmt_fixed(r.tokens_per_s, 0) + " tokens/s, " + fmt_fixed(r.samples_per_s, 2) + " samples/s"});
+  t.add_row({"model TFLOP/s per GPU", fmt_fixed(r.tflops_per_gpu, 1)});
+  t.add_row({"MFU / HFU", fmt_percent(r.mfu, 1) + " / " + fmt_percent(r.hfu, 1)});
+  t.add_row({"  compute", pct(b.compute)});
+  t.add_row({"  exposed communication", pct(b.exposed_comm)});
+  t.add_row({"  pipeline bubble", pct(b.bubble)});
+  t.add_row({"  optimizer", pct(b.optimizer)});
+  const auto& m = r.memory.peak();
+  t.add_row({"memory per GPU (peak)", fmt(m.total(), Dimension::kBytes) + " of " + fmt(r.memory_capacity_bytes, Dimension::kBytes)});
+  t.add_row({"  weights / grads / optimizer", fmt(m.weights, Dimension::kBytes) + " / " + fmt(m.gradients, Dimension::kBytes) +
+                                                  " / " + fmt(m.optimizer, Dimension::kBytes)});
+  t.add_row({"  activations", fmt(m.activations, Dimension::kBytes) + " (" + std::to_string(m.in_flight) + " micro-batches)"});
+  t.add_row({"power (cluster, IT)", fmt(r.power_avg_w, Dimension::kPower) + " (" + fmt(r.gpu_power_w, Dimension::kPower) + " per GPU)"});
+  t.add_row({"energy per token", fmt(r.energy_per_token_j, Dimension::kEnergy)});
+  t.add_row({"cost", "$" + fmt_fixed(r.cost.usd_per_hour, 2) + "/h, $" + fmt_fixed(r.cost.usd_per_million_tokens, 4) + " per M tokens"});
+  t.print(out);
+  out << "\n" << r.tasks << " tasks, " << r.events << " events; kernel parameters: " << s.calibration.kernel.source << "\n";
+}
+
+int run(const Context& ctx, const RunOptions& o) {
+  const hw::Catalog catalog = hw::Catalog::load(ctx.configs_dir);
+  const workloads::Scenario s = workloads::load_scenario(o.scenario, o.overrides, catalog);
+  if (s.serving) {
+    throw PlanError("serving simulation is not available yet", s.root["serving"].where(), "this build simulates training: scenarios");
+  }
+  try {
+    const workloads::TrainingPlan plan(s.model, *s.training, s.cluster.gpu_count(), s.cluster.gpus_per_node);
+    const workloads::TrainingResult r = workloads::simulate_training(
+        {plan, s.cluster, s.calibration.kernel, s.calibration.collective, s.cost});
+    print_summary(std::cout, s, plan, r);
+    if (!o.json_path.empty()) open_output(o.json_path, "--json") << workloads::training_result_json(s, plan, r).dump(2) << "\n";
+    if (!o.report_path.empty()) {
+      auto out = open_output(o.report_path, "--report");
+      print_summary(out, s, plan, r);
+    }
+    if (!o.trace_path.empty()) {
+      auto out = open_output(o.trace_path, "--trace");
+      traces::write_chrome_trace(r.graph->graph, *r.timeline, out);
+    }
+  } catch (const PlanError& e) {
+    if (!e.where().file.empty()) throw;
+    workloads::rethrow_located(e, s);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, Context& ctx) {
+  auto opts = std::make_shared<RunOptions>();
+  CLI::App* cmd = app.add_subcommand("run", "simulate a training scenario and print a summary");
+  cmd->add_option("scenario", opts->scenario, "scenario YAML file")->required();
+  cmd->add_option("--set", opts->overrides, "override a scenario key: --set training.micro_batch=2 (repeatable)");
+  cmd->add_option("--json", opts->json_path, "write the results as JSON (SI units) to this file");
+  cmd->add_option("--trace", opts->trace_path, "write a Chrome/Perfetto trace of the simulated timeline to this file");
+  cmd->add_option("--report", opts->report_path, "write the summary table to this file");
+  cmd->callback([&ctx, opts] { ctx.handler = [&ctx, opts] { return run(ctx, *opts); }; });
+}
+
+}  // namespace exasim::cli

@@ -1,0 +1,98 @@
+// `exasim validate [CASES...]`: simulate published runs and print predicted vs measured.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/cli/commands.hpp"
+#include "apps/cli/table.hpp"
+#include "hw/error.hpp"
+#include "validate/validation_case.hpp"
+
+namespace exasim::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ValidateOptions {
+  std::vector<std::string> selectors;  // files, folders, or case-id prefixes
+  std::string json_path;
+  double max_mape = 0;                 // > 0: fail when the mean absolute error exceeds it (percent)
+  double max_error = 0;                // > 0: fail when any case exceeds it (percent)
+};
+
+std::vector<std::string> case_files(const std::string& dir) {
+  std::vector<std::string> files;
+  if (fs::is_directory(dir))
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".yaml") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<validate::ValidationCase> select_cases(const ValidateOptions& o, const std::string& default_dir) {
+  std::vector<std::string> files, prefixes;
+  for (const auto& s : o.selectors) {
+    if (fs::is_directory(s)) for (auto& f : case_files(s)) files.push_back(f);
+    else if (fs::exists(s)) files.push_back(s);
+    else prefixes.push_back(s);
+  }
+  if (files.empty()) files = case_files(default_dir);
+  std::vector<validate::ValidationCase> out;
+  for (const auto& f : files)
+    for (auto& c : validate::load_cases(f)) {
+      bool keep = prefixes.empty();
+      for (const auto& p : prefixes) keep = keep || c.id.starts_with(p);
+      if (keep) out.push_back(std::move(c));
+    }
+  if (out.empty()) throw ConfigError("no validation case matches", {"<command line>", 0, "CASES"}, "give case files, folders or id prefixes");
+  return out;
+}
+
+int validate_cases(const Context& ctx, const ValidateOptions& o) {
+  const hw::Catalog catalog = hw::Catalog::load(ctx.configs_dir);
+  const std::string default_dir = (fs::path(ctx.configs_dir).parent_path() / "validate" / "cases").string();
+  const auto cases = select_cases(o, default_dir);
+  Table t({"case", "metric", "measured", "predicted", "iter measured s", "iter predicted s", "error"});
+  for (std::size_t c = 2; c < 7; ++c) t.set_align_right(c);
+  nlohmann::json rows = nlohmann::json::array();
+  double sum = 0, worst = 0;
+  for (const auto& c : cases) {
+    const validate::CaseResult r = validate::run_case(c, catalog);
+    t.add_row({r.id, r.metric, fmt_fixed(r.measured_value, 2), fmt_fixed(r.predicted_value, 2),
+               fmt_fixed(r.measured_iteration_s, 3), fmt_fixed(r.predicted_iteration_s, 3), fmt_percent(r.error, 1)});
+    sum += std::fabs(r.error);
+    worst = std::max(worst, std::fabs(r.error));
+    rows.push_back({{"id", r.id}, {"metric", r.metric}, {"measured", r.measured_value}, {"predicted", r.predicted_value},
+                    {"measured_iteration_s", r.measured_iteration_s}, {"predicted_iteration_s", r.predicted_iteration_s},
+                    {"error", r.error}, {"choices", c.choices}});
+  }
+  const double mape = sum / cases.size();
+  t.print(std::cout);
+  std::cout << "\n" << cases.size() << " cases: mean absolute error " << fmt_percent(mape, 1) << ", worst "
+            << fmt_percent(worst, 1) << "\n";
+  if (!o.json_path.empty()) {
+    std::ofstream out(o.json_path);
+    if (!out) throw IoError("cannot write --json file", {o.json_path, 0, ""}, "check the folder");
+    out << nlohmann::json{{"cases", rows}, {"mean_absolute_error", mape}, {"max_absolute_error", worst}}.dump(2) << "\n";
+  }
+  const bool too_far = (o.max_mape > 0 && mape * 100 > o.max_mape) || (o.max_error > 0 && worst * 100 > o.max_error);
+  return too_far ? 1 : 0;
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app, Context& ctx) {
+  auto opts = std::make_shared<ValidateOptions>();
+  CLI::App* cmd = app.add_subcommand("validate", "simulate published runs; table of predicted vs measured and error");
+  cmd->add_option("cases", opts->selectors, "case files, folders, or case-id prefixes (default: validate/cases/)");
+  cmd->add_option("--json", opts->json_path, "write the results as JSON to this file");
+  cmd->add_option("--max-mape", opts->max_mape, "exit 1 when the mean absolute error exceeds this many percent");
+  cmd->add_option("--max-error", opts->max_error, "exit 1 when any case's error exceeds this many percent");
+  cmd->callback([&ctx, opts] { ctx.handler = [&ctx, opts] { return validate_cases(ctx, *opts); }; });
+}
+
+}  // namespace exasim::cli

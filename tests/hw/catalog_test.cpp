@@ -1,0 +1,244 @@
+#include "hw/catalog.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using exasim::ConfigError;
+using exasim::DType;
+using exasim::hw::Catalog;
+using exasim::hw::CatalogKind;
+using exasim::config::load_string;
+using exasim::config::Node;
+
+namespace {
+
+Catalog real_catalog() { return Catalog::load(std::string(EXASIM_SOURCE_DIR) + "/configs"); }
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// A catalog name as a scenario would write it.
+Node ref(const std::string& name) { return load_string(name, "scenario.yaml"); }
+
+// Memory sizes are marketed in GB but devices report GiB; either reading of "N GB" is accepted.
+void check_marketed_gb(double bytes, double n) {
+  CHECK(bytes >= n * 1e9 * 0.999);
+  CHECK(bytes <= n * 1024.0 * 1024.0 * 1024.0 * 1.001);
+}
+
+template <class F>
+ConfigError expect_config_error(F&& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    INFO("error: ", e.describe());
+    return e;
+  }
+  FAIL("expected a ConfigError");
+  return ConfigError("unreachable");
+}
+
+// Builds every entry of one kind; a failure reports the entry and the catalog's own message.
+template <class Build>
+void build_all(const Catalog& cat, CatalogKind kind, Build build) {
+  const auto names = cat.names(kind);
+  CHECK_FALSE(names.empty());
+  for (const auto& name : names) {
+    INFO(exasim::hw::catalog_kind_name(kind), " ", name);
+    try {
+      build(ref(name));
+    } catch (const exasim::Error& e) {
+      FAIL_CHECK("does not build: ", e.describe());
+    }
+  }
+}
+
+// A complete inline GPU, so a test can drop one key and see that key named.
+const char* const kInlineGpu =
+    "gpu:\n"
+    "  vendor: nvidia\n"
+    "  architecture: hopper\n"
+    "  sm_count: 132\n"
+    "  boost_clock: 1980 MHz\n"
+    "  peak: {fp32: 67 TFLOP/s, bf16: 989 TFLOP/s}\n"
+    "  vector_fp32: 67 TFLOP/s\n"
+    "  hbm_capacity: 80 GB\n"
+    "  l2_size: 50 MiB\n"
+    "  smem_per_sm: 228 KiB\n"
+    "  tdp: 700 W\n"
+    "  idle_power: 70 W\n"
+    "  nvlink_bandwidth: 450 GB/s\n"
+    "  pcie: pcie-gen5\n"
+    "  node_fabric: nvswitch-h100\n";
+
+}  // namespace
+
+TEST_CASE("catalog: every hardware entry builds into a spec") {
+  const Catalog cat = real_catalog();
+  build_all(cat, CatalogKind::kGpu, [&](const Node& r) { (void)cat.gpu(r); });
+  build_all(cat, CatalogKind::kLink, [&](const Node& r) { (void)cat.link(r); });
+  build_all(cat, CatalogKind::kFabric, [&](const Node& r) { (void)cat.fabric(r); });
+  build_all(cat, CatalogKind::kNic, [&](const Node& r) { (void)cat.nic(r); });
+  build_all(cat, CatalogKind::kNode, [&](const Node& r) { (void)cat.node(r); });
+  build_all(cat, CatalogKind::kCpu, [&](const Node& r) { (void)cat.cpu(r); });
+}
+
+TEST_CASE("catalog: names a GPU refers to exist") {
+  const Catalog cat = real_catalog();
+  for (const auto& name : cat.names(CatalogKind::kGpu)) {
+    INFO("GPU ", name);
+    const auto g = cat.gpu(ref(name));
+    CHECK(g.name == name);
+    CHECK_MESSAGE(cat.contains(CatalogKind::kFabric, g.node_fabric), "node_fabric \"", g.node_fabric, "\" is not a fabric");
+    CHECK_MESSAGE(cat.contains(CatalogKind::kLink, g.pcie), "pcie \"", g.pcie, "\" is not a link");
+    CHECK(g.supports(DType::kBf16));
+    CHECK(g.hbm_bandwidth > 0);
+    CHECK(g.idle_power_w < g.tdp_w);
+  }
+}
+
+TEST_CASE("catalog: names a fabric or node refers to exist") {
+  const Catalog cat = real_catalog();
+  for (const auto& name : cat.names(CatalogKind::kFabric)) {
+    INFO("fabric ", name);
+    const auto f = cat.fabric(ref(name));
+    if (!f.link.empty()) CHECK_MESSAGE(cat.contains(CatalogKind::kLink, f.link), "link \"", f.link, "\" is not a link");
+  }
+  for (const auto& name : cat.names(CatalogKind::kNode)) {
+    INFO("node ", name);
+    const auto n = cat.node(ref(name));
+    CHECK_MESSAGE(cat.contains(CatalogKind::kGpu, n.gpu), "gpu \"", n.gpu, "\" is not a GPU");
+    CHECK_MESSAGE(cat.contains(CatalogKind::kFabric, n.fabric), "fabric \"", n.fabric, "\" is not a fabric");
+    CHECK_MESSAGE(cat.contains(CatalogKind::kNic, n.nic), "nic \"", n.nic, "\" is not a NIC");
+    if (!n.cpu.empty()) CHECK_MESSAGE(cat.contains(CatalogKind::kCpu, n.cpu), "cpu \"", n.cpu, "\" is not a CPU");
+    if (!n.pcie.empty()) CHECK_MESSAGE(cat.contains(CatalogKind::kLink, n.pcie), "pcie \"", n.pcie, "\" is not a link");
+    // A node's fabric must hold its GPUs.
+    const auto f = cat.fabric(ref(n.fabric));
+    if (f.max_gpus > 0) CHECK(n.gpus_per_node <= f.max_gpus);
+  }
+}
+
+TEST_CASE("catalog: every name in DESIGN.md exists") {
+  const Catalog cat = real_catalog();
+  const std::pair<CatalogKind, std::vector<std::string>> expected[] = {
+      {CatalogKind::kGpu,
+       {"A100-SXM4-40GB", "A100-SXM4-80GB", "A40", "H100-SXM5-80GB", "H100-PCIe-80GB", "H200-SXM-141GB", "B200", "GB200",
+        "MI250X", "MI300X"}},
+      {CatalogKind::kNic, {"ib-hdr-200", "ib-ndr-400", "ib-xdr-800", "roce-400", "slingshot-11"}},
+      {CatalogKind::kFabric,
+       {"nvswitch-a100", "nvswitch-h100", "nvswitch-b200", "nvl72-gb200", "xgmi-mi300x", "pcie-gen4", "pcie-gen5"}},
+      {CatalogKind::kModel,
+       {"gpt3-175b", "llama2-7b", "llama2-70b", "llama3.1-8b", "llama3.1-70b", "llama3.1-405b", "mixtral-8x7b",
+        "mixtral-8x22b", "deepseek-v3", "qwen2.5-72b"}},
+      {CatalogKind::kCpu, {"host-cpu"}},
+  };
+  for (const auto& [kind, names] : expected) {
+    for (const auto& name : names) {
+      INFO(exasim::hw::catalog_kind_name(kind), " ", name);
+      CHECK(cat.contains(kind, name));
+    }
+  }
+}
+
+TEST_CASE("catalog: every model has the shape keys") {
+  const Catalog cat = real_catalog();
+  for (const auto& name : cat.names(CatalogKind::kModel)) {
+    INFO("model ", name);
+    const Node& m = cat.entry(CatalogKind::kModel, name);
+    for (const char* key : {"layers", "hidden", "heads", "kv_heads", "ffn", "vocab"}) {
+      INFO("key ", key);
+      CHECK_NOTHROW((void)m.required(key).as_positive_int());
+    }
+    if (m.has("heads") && m.has("kv_heads"))
+      CHECK(m["heads"].as_positive_int() % m["kv_heads"].as_positive_int() == 0);
+  }
+}
+
+TEST_CASE("catalog: spot checks against published figures") {
+  const Catalog cat = real_catalog();
+  const auto a100 = cat.gpu(ref("A100-SXM4-80GB"));
+  CHECK(a100.peak(DType::kBf16) == doctest::Approx(312e12));   // A100 datasheet, dense
+  CHECK(a100.hbm_bandwidth >= 2.0e12);                         // 2,039 GB/s
+  check_marketed_gb(a100.hbm_capacity_bytes, 80);
+  CHECK(a100.sm_count == 108);
+  const auto h100 = cat.gpu(ref("H100-SXM5-80GB"));
+  // 989 TFLOP/s dense (whitepaper 989.4), not the 1979 sparse figure.
+  CHECK(h100.peak(DType::kBf16) == doctest::Approx(989e12).epsilon(0.001));
+  CHECK(h100.hbm_bandwidth == doctest::Approx(3.35e12).epsilon(0.01));
+  CHECK(h100.sm_count == 132);
+  CHECK(h100.tdp_w == doctest::Approx(700));
+  const auto h200 = cat.gpu(ref("H200-SXM-141GB"));
+  check_marketed_gb(h200.hbm_capacity_bytes, 141);
+  CHECK(h200.hbm_bandwidth == doctest::Approx(4.8e12));
+  const auto mi300x = cat.gpu(ref("MI300X"));
+  check_marketed_gb(mi300x.hbm_capacity_bytes, 192);
+  CHECK(mi300x.peak(DType::kBf16) == doctest::Approx(1307.4e12).epsilon(0.001));  // dense, not 2614.9 sparse
+  CHECK(cat.nic(ref("ib-hdr-200")).bandwidth == doctest::Approx(25e9));   // 200 Gb/s
+  CHECK(cat.nic(ref("ib-ndr-400")).bandwidth == doctest::Approx(50e9));   // 400 Gb/s
+  CHECK(cat.fabric(ref("nvswitch-h100")).bandwidth == doctest::Approx(450e9));  // 900 GB/s bidirectional
+}
+
+TEST_CASE("catalog: {base: NAME, ...} overrides some fields and keeps the rest") {
+  const Catalog cat = real_catalog();
+  const Node scenario =
+      load_string("gpu: {base: H100-SXM5-80GB, hbm_bandwidth: 4.8 TB/s, hbm_capacity: 141 GB}\n", "scenario.yaml");
+  const auto g = cat.gpu(scenario["gpu"]);
+  const auto base = cat.gpu(ref("H100-SXM5-80GB"));
+  CHECK(g.hbm_bandwidth == doctest::Approx(4.8e12));
+  CHECK(g.hbm_capacity_bytes == doctest::Approx(141e9));
+  CHECK(g.sm_count == base.sm_count);
+  CHECK(g.peak(DType::kBf16) == base.peak(DType::kBf16));
+  CHECK(g.peak_flops == base.peak_flops);
+  CHECK(g.tdp_w == base.tdp_w);
+  CHECK(g.node_fabric == base.node_fabric);
+  CHECK(g.pcie == base.pcie);
+  CHECK(cat.reference_name(scenario["gpu"]) == "H100-SXM5-80GB (modified)");
+}
+
+TEST_CASE("catalog: an unknown key in an override names the scenario, not the catalog") {
+  const Catalog cat = real_catalog();
+  const Node scenario = load_string("cluster:\n  gpu: {base: H100-SXM5-80GB, hbm_bandwith: 4.8 TB/s}\n", "scenario.yaml");
+  const auto e = expect_config_error([&] { (void)cat.gpu(scenario["cluster"]["gpu"]); });
+  CHECK(e.where().file == "scenario.yaml");
+  CHECK(e.where().line == 2);
+  CHECK(e.where().key == "cluster.gpu.hbm_bandwith");
+  CHECK(contains(e.hint(), "did you mean \"hbm_bandwidth\""));
+}
+
+TEST_CASE("catalog: a bad value in an override names the scenario") {
+  const Catalog cat = real_catalog();
+  const Node scenario = load_string("gpu:\n  base: A100-SXM4-80GB\n  hbm_bandwidth: 80 GiB\n", "scenario.yaml");
+  const auto e = expect_config_error([&] { (void)cat.gpu(scenario["gpu"]); });
+  CHECK(e.where().file == "scenario.yaml");
+  CHECK(e.where().line == 3);
+  CHECK(e.where().key == "gpu.hbm_bandwidth");
+}
+
+TEST_CASE("catalog: an unknown name suggests the closest one") {
+  const Catalog cat = real_catalog();
+  const Node scenario = load_string("gpu: {base: H100-SXM5-80G, tdp: 600 W}\nnic: ib-hdr200\n", "scenario.yaml");
+  const auto e = expect_config_error([&] { (void)cat.gpu(scenario["gpu"]); });
+  CHECK(e.where().file == "scenario.yaml");
+  CHECK(e.where().key == "gpu.base");
+  CHECK(contains(e.what(), "H100-SXM5-80G"));
+  CHECK(contains(e.hint(), "did you mean \"H100-SXM5-80GB\""));
+  const auto f = expect_config_error([&] { (void)cat.nic(scenario["nic"]); });
+  CHECK(f.where().line == 2);
+  CHECK(contains(f.hint(), "did you mean \"ib-hdr-200\""));
+  // A name of another kind is not accepted either.
+  CHECK(contains(expect_config_error([&] { (void)cat.gpu(ref("ib-hdr-200")); }).what(), "unknown GPU"));
+}
+
+TEST_CASE("catalog: an inline GPU missing a required key names the key") {
+  const Catalog cat = real_catalog();
+  const Node complete = load_string(std::string(kInlineGpu) + "  hbm_bandwidth: 3.35 TB/s\n", "scenario.yaml");
+  const auto g = cat.gpu(complete["gpu"]);
+  CHECK(g.hbm_bandwidth == doctest::Approx(3.35e12));
+  CHECK(cat.reference_name(complete["gpu"]) == "inline");
+
+  const Node missing = load_string(kInlineGpu, "scenario.yaml");
+  const auto e = expect_config_error([&] { (void)cat.gpu(missing["gpu"]); });
+  CHECK(e.where().file == "scenario.yaml");
+  CHECK(e.where().key == "gpu");
+  CHECK(contains(e.what(), "missing required key \"hbm_bandwidth\""));
+}

@@ -1,0 +1,102 @@
+#include "validate/validation_case.hpp"
+
+#include <filesystem>
+
+#include "hw/error.hpp"
+#include "validate/flop_formulas.hpp"
+#include "workloads/scenario/scenario.hpp"
+#include "workloads/training/training_simulation.hpp"
+
+namespace exasim::validate {
+
+namespace {
+
+using config::Node;
+
+YAML::Node merge_yaml(const YAML::Node& base, const YAML::Node& over) {
+  if (!base.IsMap() || !over.IsMap()) return YAML::Clone(over);
+  YAML::Node out = YAML::Clone(base);
+  for (const auto& kv : over) {
+    const std::string key = kv.first.as<std::string>();
+    const YAML::Node& b = base;
+    out[key] = b[key].IsDefined() ? merge_yaml(b[key], kv.second) : YAML::Clone(kv.second);
+  }
+  return out;
+}
+
+// The source's measurement as an iteration time, using the source's own conventions.
+double measured_iteration_time(const Node& m, const workloads::Scenario& s, const workloads::TrainingPlan& plan,
+                               CaseResult& r) {
+  m.check_keys({"tflops_per_gpu", "flop_formula", "iteration_time_s", "tokens_per_s"});
+  if (m.has("iteration_time_s")) {
+    r.metric = "iteration_time_s";
+    r.measured_value = m["iteration_time_s"].as_number();
+    return r.measured_value;
+  }
+  if (m.has("tokens_per_s")) {
+    r.metric = "tokens_per_s";
+    r.measured_value = m["tokens_per_s"].as_number();
+    return plan.tokens_per_iteration() / r.measured_value;
+  }
+  r.metric = "tflops_per_gpu";
+  r.measured_value = m.required("tflops_per_gpu").as_number();
+  const std::string name = m.required("flop_formula").as_string();
+  const FlopFormula* f = find_flop_formula(name);
+  if (!f) m["flop_formula"].fail("unknown FLOP formula \"" + name + "\"", "use megatron-sc21 or megatron-model");
+  const FlopInputs in{double(plan.config().global_batch), double(plan.config().seq_len), double(s.model.layers),
+                      double(s.model.hidden), double(s.model.vocab)};
+  return f->flops(in) / (r.measured_value * 1e12 * s.cluster.gpu_count());
+}
+
+}  // namespace
+
+Node merge_nodes(const Node& base, const Node& over) {
+  if (!base.defined()) return over;
+  return Node(merge_yaml(base.yaml(), over.yaml()), over.origin(), over.path());
+}
+
+std::vector<ValidationCase> load_cases(const std::string& path) {
+  const Node root = config::load_file(path);
+  root.check_keys({"source", "defaults", "cases"});
+  const std::string source = root.has("source") ? root["source"].as_string() : "";
+  const Node cases = root.required("cases");
+  if (!cases.is_sequence()) cases.fail("cases must be a list");
+  std::vector<ValidationCase> out;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Node c = cases.at(i);
+    c.check_keys({"id", "scenario", "measured", "choices", "note"});
+    ValidationCase v;
+    v.id = c.required("id").as_string();
+    v.source = source;
+    v.scenario = merge_nodes(root["defaults"], c.required("scenario"));
+    v.measured = c.required("measured");
+    if (c.has("choices"))
+      for (std::size_t k = 0; k < c["choices"].size(); ++k) v.choices.push_back(c["choices"].at(k).as_string());
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+CaseResult run_case(const ValidationCase& c, const hw::Catalog& catalog) {
+  const std::string dir = std::filesystem::path(c.scenario.file()).parent_path().string();
+  const workloads::Scenario s = workloads::scenario_from_node(c.scenario, catalog, dir);
+  if (!s.training) c.scenario.fail("validation cases simulate training scenarios");
+  CaseResult r;
+  r.id = c.id;
+  try {
+    const workloads::TrainingPlan plan(s.model, *s.training, s.cluster.gpu_count(), s.cluster.gpus_per_node);
+    const auto result = workloads::simulate_training({plan, s.cluster, s.calibration.kernel, s.calibration.collective, s.cost});
+    r.measured_iteration_s = measured_iteration_time(c.measured, s, plan, r);
+    r.predicted_iteration_s = result.iteration_time_s;
+    r.predicted_value = r.metric == "iteration_time_s" ? r.predicted_iteration_s
+                        : r.metric == "tokens_per_s"   ? result.tokens_per_s
+                                                       : r.measured_value * r.measured_iteration_s / r.predicted_iteration_s;
+    r.error = r.predicted_iteration_s / r.measured_iteration_s - 1;
+  } catch (const PlanError& e) {
+    if (!e.where().file.empty()) throw;
+    workloads::rethrow_located(e, s);
+  }
+  return r;
+}
+
+}  // namespace exasim::validate

@@ -1,0 +1,51 @@
+#pragma once
+// A scenario file (DESIGN.md "Scenario YAML"), read and checked: the cluster, the model, the
+// training (or serving) job, simulation settings, calibration and cost.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hw/catalog.hpp"
+#include "hw/config/node.hpp"
+#include "models/calibration/calibration_file.hpp"
+#include "models/cost/cost_model.hpp"
+#include "topologies/cluster.hpp"
+#include "workloads/model/model_spec.hpp"
+#include "workloads/training/training_config.hpp"
+
+namespace exasim::workloads {
+
+struct SimulationConfig {
+  std::string fidelity = "analytical";  // analytical | flow
+  std::uint64_t seed = 1;
+  bool all_ranks = false;
+};
+
+struct Scenario {
+  std::string name;
+  std::string file;
+  config::Node root;  // the tree as read (with overrides), for error locations
+  topologies::Cluster cluster;
+  std::string gpu_name;
+  ModelSpec model;
+  std::optional<TrainingConfig> training;
+  bool serving = false;  // a serving: section is present
+  SimulationConfig simulation;
+  models::Calibration calibration;
+  models::CostRates cost;
+};
+
+// Reads `path`, applies `overrides` ("a.b.c=value"), resolves catalog names, checks the schema.
+// Throws ConfigError / IoError naming file, line and key.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides, const hw::Catalog& catalog);
+// The same from an already-loaded tree (validation cases embed scenarios).
+Scenario scenario_from_node(const config::Node& root, const hw::Catalog& catalog, const std::string& base_dir);
+
+// Re-throws a PlanError with the file and line of its key in the scenario.
+[[noreturn]] void rethrow_located(const PlanError& e, const Scenario& s);
+
+// Readers of the sections, exposed for tests.
+topologies::Cluster read_cluster(const config::Node& n, const hw::Catalog& catalog);
+TrainingConfig read_training(const config::Node& n, int cluster_gpus);
+
+}  // namespace exasim::workloads

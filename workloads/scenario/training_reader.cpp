@@ -1,0 +1,81 @@
+#include <string>
+
+#include "hw/error.hpp"
+#include "workloads/scenario/scenario.hpp"
+#include "workloads/training/pipeline_schedule.hpp"
+
+namespace exasim::workloads {
+
+namespace {
+
+using config::Node;
+
+int positive(const Node& n) { return static_cast<int>(n.as_positive_int()); }
+
+Parallelism read_parallelism(const Node& n, int cluster_gpus) {
+  n.check_keys({"tp", "pp", "dp", "cp", "ep", "vpp", "sequence_parallel"});
+  Parallelism p;
+  if (n.has("tp")) p.tp = positive(n["tp"]);
+  if (n.has("pp")) p.pp = positive(n["pp"]);
+  if (n.has("cp")) p.cp = positive(n["cp"]);
+  if (n.has("ep")) p.ep = positive(n["ep"]);
+  if (n.has("vpp")) p.vpp = positive(n["vpp"]);
+  if (n.has("sequence_parallel")) p.sequence_parallel = n["sequence_parallel"].as_bool();
+  if (n.has("dp")) {
+    p.dp = positive(n["dp"]);
+  } else {  // derived: the GPUs left after tp, pp and cp
+    const int per_replica = p.tp * p.pp * p.cp;
+    if (cluster_gpus % per_replica != 0) {
+      n.fail("tp*pp*cp = " + std::to_string(per_replica) + " does not divide the cluster's " +
+                 std::to_string(cluster_gpus) + " GPUs",
+             "give dp, or change tp, pp or cp");
+    }
+    p.dp = cluster_gpus / per_replica;
+  }
+  return p;
+}
+
+std::string schedule_names() {
+  std::string s;
+  for (const auto& info : pipeline_schedules()) s += (s.empty() ? "" : " | ") + info.name;
+  return s;
+}
+
+}  // namespace
+
+TrainingConfig read_training(const Node& n, int cluster_gpus) {
+  n.check_keys({"seq_len", "global_batch", "micro_batch", "precision", "parallelism", "pipeline_schedule", "zero",
+                "recompute", "offload", "attention_kernel", "overlap_grad_reduce"});
+  TrainingConfig c;
+  c.seq_len = positive(n.required("seq_len"));
+  c.global_batch = positive(n.required("global_batch"));
+  if (n.has("micro_batch")) c.micro_batch = positive(n["micro_batch"]);
+  if (n.has("precision")) {
+    c.precision = *dtype_from_name(n["precision"].as_choice({"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"}));
+  }
+  c.parallelism = read_parallelism(n.has("parallelism") ? n["parallelism"] : config::load_string("{}", n.file()),
+                                   cluster_gpus);
+  if (n.has("pipeline_schedule")) {
+    c.pipeline_schedule = n["pipeline_schedule"].as_choice({"gpipe", "1f1b", "interleaved", "zero-bubble", "breadth-first"});
+    if (!find_pipeline_schedule(c.pipeline_schedule))
+      n["pipeline_schedule"].fail("schedule \"" + c.pipeline_schedule + "\" is not simulated yet", "use " + schedule_names());
+  }
+  if (n.has("zero")) {
+    c.zero = static_cast<int>(n["zero"].as_nonnegative_int());
+    if (c.zero > 3) n["zero"].fail("ZeRO stage must be 0, 1, 2 or 3 (3 is FSDP)");
+  }
+  if (n.has("recompute")) {
+    const std::string r = n["recompute"].as_choice({"none", "selective", "full"});
+    c.recompute = r == "none" ? models::Recompute::kNone : r == "selective" ? models::Recompute::kSelective
+                                                                            : models::Recompute::kFull;
+  }
+  if (n.has("offload")) c.offload = n["offload"].as_choice({"none", "optimizer-cpu", "params-cpu", "nvme"});
+  if (n.has("attention_kernel")) {
+    c.attention = n["attention_kernel"].as_choice({"flash", "unfused"}) == "flash" ? AttentionKernel::kFlash
+                                                                                  : AttentionKernel::kUnfused;
+  }
+  if (n.has("overlap_grad_reduce")) c.overlap_grad_reduce = n["overlap_grad_reduce"].as_bool();
+  return c;
+}
+
+}  // namespace exasim::workloads

@@ -1,0 +1,25 @@
+#pragma once
+// Pipeline schedules: the order in which one stage runs the forward and backward passes of its
+// micro-batches. A name -> factory table, so new schedules register without if/else chains.
+#include <string>
+#include <vector>
+
+namespace exasim::workloads {
+
+struct PipelineStep {
+  bool forward = true;
+  int micro_batch = 0;
+};
+
+struct ScheduleInfo {
+  std::string name;
+  std::string help;
+  std::vector<PipelineStep> (*order)(int stage, int stages, int micro_batches);
+};
+
+// All registered schedules (for `help` and validation).
+const std::vector<ScheduleInfo>& pipeline_schedules();
+// The schedule called `name`, or nullptr.
+const ScheduleInfo* find_pipeline_schedule(const std::string& name);
+
+}  // namespace exasim::workloads

@@ -1,0 +1,294 @@
+#include "workloads/training/training_graph.hpp"
+
+#include <map>
+#include <string>
+
+#include "hw/error.hpp"
+#include "models/kernel/roofline.hpp"
+#include "workloads/training/pipeline_schedule.hpp"
+#include "workloads/training/training_memory.hpp"
+#include "workloads/training/transformer_ops.hpp"
+
+namespace exasim::workloads {
+
+namespace {
+
+// A run of kernels between two communication points, costed once and instantiated many times.
+struct Segment {
+  bool is_comm = false;
+  std::string label;
+  double time = 0, flops = 0, bytes = 0;  // compute
+  std::uint32_t comm_op = sim::kNone;     // comm
+};
+
+models::KernelCost cost_of(const Op& op, const KernelContext& k, DType dtype) {
+  switch (op.kind) {
+    case OpKind::kGemm: return models::gemm(k.gpu, k.params, dtype, op.m, op.n, op.k, op.batch);
+    case OpKind::kAttention: return models::roofline(k.gpu, k.params, dtype, op.flops, op.bytes, true);
+    default: return models::memory_bound(k.gpu, k.params, op.bytes, op.flops);
+  }
+}
+
+class Lowering {
+ public:
+  Lowering(const TrainingPlan& plan, const KernelContext& kernels) : plan_(plan), k_(kernels) {}
+  TrainingGraph run();
+
+ private:
+  struct StageSegments {
+    std::vector<std::vector<Segment>> fwd, bwd, rec;  // per local layer
+    std::vector<Segment> embed_fwd, embed_bwd, head_fwd, head_bwd;
+  };
+  struct Pass {
+    sim::TaskId first = sim::kNone, last = sim::kNone;
+  };
+
+  std::vector<Segment> segments(const std::vector<Op>& ops, const std::string& prefix, int stage);
+  std::uint32_t comm(sim::CommKind kind, double bytes, std::vector<std::uint32_t> ranks);
+  sim::TaskId emit(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass);
+  Pass emit_pass(int stage, const PipelineStep& step);
+  void emit_p2p(int from, int to, bool forward, int micro_batch);
+  void emit_gradient_sync(int stage);
+  void add_stage(int stage);
+  void build_stage_segments(int stage);
+
+  const TrainingPlan& plan_;
+  const KernelContext& k_;
+  TrainingGraph out_;
+  std::map<std::tuple<int, double, std::vector<std::uint32_t>>, std::uint32_t> comm_index_;
+  std::vector<StageSegments> seg_;
+  std::map<std::tuple<bool, int, int>, Pass> passes_;        // (forward, stage, micro-batch)
+  std::vector<std::vector<sim::TaskId>> layer_grad_ready_;   // [stage][layer]: its last backward task
+  std::vector<sim::TaskId> last_backward_;                   // [stage]
+};
+
+std::uint32_t Lowering::comm(sim::CommKind kind, double bytes, std::vector<std::uint32_t> ranks) {
+  auto key = std::make_tuple(static_cast<int>(kind), bytes, ranks);
+  if (auto it = comm_index_.find(key); it != comm_index_.end()) return it->second;
+  const auto id = static_cast<std::uint32_t>(out_.comm_ops.size());
+  out_.comm_ops.push_back({kind, bytes, std::move(ranks)});
+  comm_index_.emplace(std::move(key), id);
+  return id;
+}
+
+std::vector<Segment> Lowering::segments(const std::vector<Op>& ops, const std::string& prefix, int stage) {
+  std::vector<Segment> out;
+  Segment cur;
+  std::string first, last;
+  auto flush = [&] {
+    if (first.empty()) return;
+    cur.label = prefix + " " + first + (first == last ? "" : ".." + last);
+    out.push_back(cur);
+    cur = Segment{};
+    first.clear();
+  };
+  for (const Op& op : ops) {
+    if (op.kind == OpKind::kComm) {
+      flush();
+      Segment c;
+      c.is_comm = true;
+      c.label = prefix + " " + std::string(op.name);
+      c.comm_op = comm(op.comm, op.comm_bytes, plan_.tp_group(stage));
+      out.push_back(c);
+      continue;
+    }
+    const models::KernelCost cost = cost_of(op, k_, plan_.config().precision);
+    if (first.empty()) first = op.name;
+    last = op.name;
+    cur.time += cost.time_s;
+    cur.flops += cost.flops;
+    cur.bytes += cost.bytes;
+  }
+  flush();
+  return out;
+}
+
+void Lowering::build_stage_segments(int stage) {
+  const LayerDims d = LayerDims::from(plan_.model(), plan_.config());
+  StageSegments s;
+  const int first_layer = stage * plan_.layers_per_stage();
+  for (int l = 0; l < plan_.layers_per_stage(); ++l) {
+    const std::string tag = "L" + std::to_string(first_layer + l);
+    s.fwd.push_back(segments(layer_forward(d), "fwd " + tag, stage));
+    s.bwd.push_back(segments(layer_backward(d), "bwd " + tag, stage));
+    s.rec.push_back(segments(layer_recompute(d, plan_.config().recompute), "recompute " + tag, stage));
+  }
+  if (stage == 0) {
+    s.embed_fwd = segments(embedding_forward(d), "fwd", stage);
+    s.embed_bwd = segments(embedding_backward(d), "bwd", stage);
+  }
+  if (stage == plan_.par().pp - 1) {
+    s.head_fwd = segments(head_forward(d), "fwd", stage);
+    s.head_bwd = segments(head_backward(d), "bwd", stage);
+  }
+  seg_.push_back(std::move(s));
+}
+
+// Emits segments in order on the stage's streams, chained after pass.last.
+sim::TaskId Lowering::emit(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass) {
+  const StageStreams& st = out_.stages[stage];
+  for (const Segment& s : segs) {
+    sim::TaskSpec t;
+    t.label = s.label;
+    if (s.is_comm) {
+      t.kind = sim::TaskKind::kCollective;
+      t.stream = st.tp_comm;
+      t.comm_op = s.comm_op;
+      t.bytes = out_.comm_ops[s.comm_op].bytes;
+      t.category = kTensorCommTask;
+    } else {
+      t.stream = st.compute;
+      t.duration = s.time;
+      t.flops = s.flops;
+      t.bytes = s.bytes;
+      t.category = category;
+    }
+    const sim::TaskId id = out_.graph.add_task(t);
+    if (pass.last != sim::kNone) out_.graph.add_dependency(pass.last, id);
+    if (pass.first == sim::kNone) pass.first = id;
+    pass.last = id;
+  }
+  return pass.last;
+}
+
+Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
+  const StageSegments& s = seg_[stage];
+  Pass pass;
+  if (step.forward) {
+    emit(s.embed_fwd, stage, kForwardTask, pass);
+    for (const auto& layer : s.fwd) emit(layer, stage, kForwardTask, pass);
+    emit(s.head_fwd, stage, kForwardTask, pass);
+    return pass;
+  }
+  emit(s.head_bwd, stage, kBackwardTask, pass);
+  for (int l = plan_.layers_per_stage() - 1; l >= 0; --l) {
+    emit(s.rec[l], stage, kRecomputeTask, pass);
+    emit(s.bwd[l], stage, kBackwardTask, pass);
+    layer_grad_ready_[stage][l] = pass.last;
+  }
+  emit(s.embed_bwd, stage, kBackwardTask, pass);
+  last_backward_[stage] = pass.last;
+  return pass;
+}
+
+// The send of a pass's output to the neighbouring stage, which that stage's pass waits for.
+void Lowering::emit_p2p(int from, int to, bool forward, int micro_batch) {
+  const LayerDims d = LayerDims::from(plan_.model(), plan_.config());
+  // Megatron's scatter/gather optimization: each TP rank sends 1/t of the activation.
+  const double bytes = d.tokens * d.hidden * d.act_bytes / plan_.par().tp;
+  sim::TaskSpec t;
+  t.label = forward ? "send activations" : "send gradients";
+  t.kind = sim::TaskKind::kSendRecv;
+  t.stream = out_.stages[from].p2p;
+  t.comm_op = comm(sim::CommKind::kSendRecv, bytes, {plan_.rank(0, 0, 0, from), plan_.rank(0, 0, 0, to)});
+  t.bytes = bytes;
+  t.category = kPipelineCommTask;
+  const sim::TaskId id = out_.graph.add_task(t);
+  out_.graph.add_dependency(passes_.at({forward, from, micro_batch}).last, id);
+  out_.graph.add_dependency(id, passes_.at({forward, to, micro_batch}).first);
+}
+
+void Lowering::add_stage(int stage) {
+  const std::string name = "stage" + std::to_string(stage);
+  StageStreams st;
+  st.device = out_.graph.add_device(name);
+  st.compute = out_.graph.add_stream(st.device, sim::StreamKind::kCompute, name + "/compute");
+  st.tp_comm = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/tp");
+  st.dp_comm = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/dp");
+  st.p2p = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/p2p");
+  out_.stages.push_back(st);
+}
+
+// Gradient reduction over the DP group, one bucket per layer as soon as its last backward is
+// done (or all after the backward pass without overlap), then the optimizer step, then (ZeRO
+// 1/2) the all-gather of the updated weight shards.
+void Lowering::emit_gradient_sync(int stage) {
+  const TrainingConfig& c = plan_.config();
+  const StageStreams& st = out_.stages[stage];
+  const int dp = plan_.par().dp;
+  const double grad_bytes = 2;  // 16-bit gradients (ZeRO paper's 2 Psi)
+  const double layer_params = plan_.model().layer_parameter_count() / plan_.par().tp;
+  const double stage_params = stage_parameter_count(plan_, stage);
+  const auto kind = c.zero >= 1 ? sim::CommKind::kReduceScatter : sim::CommKind::kAllReduce;
+  std::vector<sim::TaskId> reductions;
+  auto reduce = [&](double params, sim::TaskId ready, const std::string& label) {
+    if (dp <= 1) return;
+    sim::TaskSpec t;
+    t.label = label;
+    t.kind = sim::TaskKind::kCollective;
+    t.stream = st.dp_comm;
+    t.comm_op = comm(kind, params * grad_bytes, plan_.dp_group(stage));
+    t.bytes = params * grad_bytes;
+    t.category = kDataCommTask;
+    const sim::TaskId id = out_.graph.add_task(t);
+    out_.graph.add_dependency(c.overlap_grad_reduce ? ready : last_backward_[stage], id);
+    reductions.push_back(id);
+  };
+  const int first_layer = stage * plan_.layers_per_stage();
+  for (int l = plan_.layers_per_stage() - 1; l >= 0; --l)
+    reduce(layer_params, layer_grad_ready_[stage][l], "dp grads L" + std::to_string(first_layer + l));
+  const double outer = stage_params - plan_.layers_per_stage() * layer_params;
+  if (outer > 0) reduce(outer, last_backward_[stage], "dp grads embedding/head");
+
+  // Adam with fp32 master weights: read grad, master, m, v (4 x 4 B), write master, m, v and
+  // the 16-bit weight (3 x 4 + 2 B) = 30 B and ~12 FLOPs per parameter it owns.
+  const double owned = stage_params / (c.zero >= 1 ? dp : 1);
+  const models::KernelCost step = models::memory_bound(k_.gpu, k_.params, 30 * owned, 12 * owned);
+  sim::TaskSpec opt;
+  opt.label = "optimizer step";
+  opt.stream = st.compute;
+  opt.duration = step.time_s;
+  opt.flops = step.flops;
+  opt.bytes = step.bytes;
+  opt.category = kOptimizerTask;
+  const sim::TaskId opt_id = out_.graph.add_task(opt);
+  out_.graph.add_dependency(last_backward_[stage], opt_id);
+  for (sim::TaskId r : reductions) out_.graph.add_dependency(r, opt_id);
+  if (c.zero >= 1 && dp > 1) {
+    sim::TaskSpec t;
+    t.label = "dp weights all-gather";
+    t.kind = sim::TaskKind::kCollective;
+    t.stream = st.dp_comm;
+    t.comm_op = comm(sim::CommKind::kAllGather, stage_params * 2, plan_.dp_group(stage));
+    t.bytes = stage_params * 2;
+    t.category = kDataCommTask;
+    out_.graph.add_dependency(opt_id, out_.graph.add_task(t));
+  }
+}
+
+TrainingGraph Lowering::run() {
+  const int pp = plan_.par().pp;
+  const ScheduleInfo* schedule = find_pipeline_schedule(plan_.config().pipeline_schedule);
+  if (!schedule) {
+    throw PlanError("pipeline schedule \"" + plan_.config().pipeline_schedule + "\" is not simulated yet",
+                    {"", 0, "training.pipeline_schedule"}, "use gpipe or 1f1b");
+  }
+  layer_grad_ready_.assign(pp, std::vector<sim::TaskId>(plan_.layers_per_stage(), sim::kNone));
+  last_backward_.assign(pp, sim::kNone);
+  for (int s = 0; s < pp; ++s) {
+    add_stage(s);
+    build_stage_segments(s);
+  }
+  // Every stage's passes in its schedule order; cross-stage sends are wired afterwards.
+  std::vector<std::vector<PipelineStep>> orders;
+  for (int s = 0; s < pp; ++s) {
+    orders.push_back(schedule->order(s, pp, plan_.micro_batches()));
+    for (const PipelineStep& step : orders[s]) passes_[{step.forward, s, step.micro_batch}] = emit_pass(s, step);
+  }
+  for (int s = 0; s < pp; ++s) {
+    for (const PipelineStep& step : orders[s]) {
+      if (step.forward && s + 1 < pp) emit_p2p(s, s + 1, true, step.micro_batch);
+      if (!step.forward && s > 0) emit_p2p(s, s - 1, false, step.micro_batch);
+    }
+    emit_gradient_sync(s);
+  }
+  return std::move(out_);
+}
+
+}  // namespace
+
+TrainingGraph build_training_graph(const TrainingPlan& plan, const KernelContext& kernels) {
+  return Lowering(plan, kernels).run();
+}
+
+}  // namespace exasim::workloads

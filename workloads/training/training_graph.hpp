@@ -1,0 +1,48 @@
+#pragma once
+// Lowering of a training iteration to an ExecGraph. Symmetry: the ranks of a TP group and the
+// replicas of a DP group do identical work on a uniform cluster, so one GPU per pipeline stage
+// is simulated and its collectives are costed on the full groups.
+#include <cstdint>
+#include <vector>
+
+#include "hw/gpu_spec.hpp"
+#include "models/kernel/kernel_params.hpp"
+#include "sim/exec_graph.hpp"
+#include "sim/network_backend.hpp"
+#include "workloads/training/training_plan.hpp"
+
+namespace exasim::workloads {
+
+// Task categories (ExecGraph::Task::category) used by the metrics.
+enum TrainingCategory : std::uint16_t {
+  kForwardTask = 1,
+  kBackwardTask,
+  kRecomputeTask,
+  kOptimizerTask,
+  kTensorCommTask,
+  kDataCommTask,
+  kPipelineCommTask,
+};
+
+struct StageStreams {
+  sim::DeviceId device = 0;
+  sim::StreamId compute = 0;
+  sim::StreamId tp_comm = 0;   // tensor-parallel collectives (block the next kernel)
+  sim::StreamId dp_comm = 0;   // gradient reduction, overlapped with the backward pass
+  sim::StreamId p2p = 0;       // pipeline sends
+};
+
+struct TrainingGraph {
+  sim::ExecGraph graph;
+  std::vector<sim::CommOp> comm_ops;
+  std::vector<StageStreams> stages;
+};
+
+struct KernelContext {
+  const hw::GpuSpec& gpu;
+  models::KernelParams params;
+};
+
+TrainingGraph build_training_graph(const TrainingPlan& plan, const KernelContext& kernels);
+
+}  // namespace exasim::workloads

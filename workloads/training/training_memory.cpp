@@ -1,0 +1,81 @@
+#include "workloads/training/training_memory.hpp"
+
+#include <algorithm>
+
+#include "models/memory/model_state_memory.hpp"
+
+namespace exasim::workloads {
+
+int in_flight_micro_batches(const TrainingPlan& plan, int stage) {
+  const int m = plan.micro_batches();
+  // GPipe runs every forward before any backward; 1F1B keeps pp - stage in flight
+  // (Narayanan et al., SC'21, Section 2.2.1).
+  if (plan.config().pipeline_schedule == "gpipe") return m;
+  return std::min(m, plan.par().pp - stage);
+}
+
+double layer_activation_bytes(const TrainingPlan& plan) {
+  const ModelSpec& m = plan.model();
+  const TrainingConfig& c = plan.config();
+  models::LayerShape shape;
+  shape.seq = c.seq_len;
+  shape.micro_batch = c.micro_batch;
+  shape.hidden = static_cast<double>(m.hidden);
+  shape.heads = m.heads;
+  shape.kv_heads = m.kv_heads;
+  shape.ffn = static_cast<double>(m.ffn);
+  shape.gated_mlp = m.gated_mlp;
+  models::ActivationOptions opt;
+  opt.tp = c.parallelism.tp;
+  opt.sequence_parallel = c.parallelism.sequence_parallel && c.parallelism.tp > 1;
+  opt.recompute = c.recompute;
+  opt.flash_attention = c.attention == AttentionKernel::kFlash;
+  return models::layer_activation_bytes(shape, opt);
+}
+
+// Megatron keeps a copy of a tied embedding on the last stage when pp > 1.
+double stage_parameter_count(const TrainingPlan& plan, int stage) {
+  const ModelSpec& m = plan.model();
+  const int tp = plan.par().tp, pp = plan.par().pp;
+  double params = plan.layers_per_stage() * m.layer_parameter_count() / tp;
+  if (stage == 0) params += m.embedding_parameter_count() / tp;
+  if (stage == pp - 1) {
+    params += m.head_parameter_count() / tp;
+    if (m.tied_embeddings && pp > 1) params += static_cast<double>(m.vocab * m.hidden) / tp;
+  }
+  return params;
+}
+
+namespace {
+
+// Extra activations outside the transformer layers: the logits and their fp32 loss buffers on
+// the last stage, for the one micro-batch being finished.
+double head_activation_bytes(const TrainingPlan& plan) {
+  const TrainingConfig& c = plan.config();
+  const double tokens = double(c.seq_len) * c.micro_batch;
+  return tokens * double(plan.model().vocab) / plan.par().tp * (2 + 4);
+}
+
+}  // namespace
+
+MemoryReport training_memory(const TrainingPlan& plan) {
+  const TrainingConfig& c = plan.config();
+  const double act_layer = layer_activation_bytes(plan);
+  MemoryReport r;
+  for (int s = 0; s < plan.par().pp; ++s) {
+    StageMemory mem;
+    mem.parameters = stage_parameter_count(plan, s);
+    const auto states = models::model_state_bytes(mem.parameters, c.zero, plan.par().dp);
+    mem.weights = states.weights;
+    mem.gradients = states.gradients;
+    mem.optimizer = states.optimizer;
+    mem.in_flight = in_flight_micro_batches(plan, s);
+    mem.activations = act_layer * plan.layers_per_stage() * mem.in_flight;
+    if (s == plan.par().pp - 1) mem.activations += head_activation_bytes(plan);
+    r.stages.push_back(mem);
+    if (mem.total() > r.stages[r.peak_stage].total()) r.peak_stage = s;
+  }
+  return r;
+}
+
+}  // namespace exasim::workloads

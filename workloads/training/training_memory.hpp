@@ -1,0 +1,35 @@
+#pragma once
+// Memory per GPU of a training plan, stage by stage: model states by ZeRO stage (ZeRO paper),
+// activations by Korthikanti et al. times the micro-batches a schedule keeps in flight.
+#include <vector>
+
+#include "workloads/training/training_plan.hpp"
+
+namespace exasim::workloads {
+
+struct StageMemory {
+  double parameters = 0;  // parameters held by one GPU of this stage before ZeRO sharding
+  double weights = 0;
+  double gradients = 0;
+  double optimizer = 0;
+  double activations = 0;
+  int in_flight = 0;      // micro-batches whose activations are held at the peak
+  double total() const { return weights + gradients + optimizer + activations; }
+};
+
+struct MemoryReport {
+  std::vector<StageMemory> stages;
+  int peak_stage = 0;
+  const StageMemory& peak() const { return stages[peak_stage]; }
+};
+
+// Micro-batches whose activations stage `stage` holds at its peak under the plan's schedule.
+int in_flight_micro_batches(const TrainingPlan& plan, int stage);
+// Parameters one GPU of `stage` holds before ZeRO sharding: its layers split by TP, plus the
+// embedding on the first stage and the LM head on the last.
+double stage_parameter_count(const TrainingPlan& plan, int stage);
+// Activation bytes of one transformer layer and one micro-batch on one GPU.
+double layer_activation_bytes(const TrainingPlan& plan);
+MemoryReport training_memory(const TrainingPlan& plan);
+
+}  // namespace exasim::workloads

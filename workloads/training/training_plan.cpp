@@ -1,0 +1,78 @@
+#include "workloads/training/training_plan.hpp"
+
+#include <string>
+
+#include "hw/error.hpp"
+
+namespace exasim::workloads {
+
+namespace {
+
+[[noreturn]] void reject(const std::string& key, const std::string& what, const std::string& hint) {
+  throw PlanError(what, {"", 0, key}, hint);
+}
+
+std::string str(long long v) { return std::to_string(v); }
+
+void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_gpus, int gpus_per_node) {
+  const Parallelism& p = c.parallelism;
+  if (m.heads % p.tp != 0)
+    reject("training.parallelism.tp", "tp " + str(p.tp) + " does not divide the " + str(m.heads) + " attention heads",
+           "choose tp among the divisors of " + str(m.heads));
+  if (m.ffn % p.tp != 0)
+    reject("training.parallelism.tp", "tp " + str(p.tp) + " does not divide ffn " + str(m.ffn), "choose another tp");
+  if (m.layers % p.pp != 0)
+    reject("training.parallelism.pp", "pp " + str(p.pp) + " does not divide the " + str(m.layers) + " layers",
+           "choose pp among the divisors of " + str(m.layers));
+  if (p.gpus() != cluster_gpus)
+    reject("training.parallelism", "tp*pp*dp*cp = " + str(p.tp) + "*" + str(p.pp) + "*" + str(p.dp) + "*" + str(p.cp) +
+               " = " + str(p.gpus()) + " GPUs, but the cluster has " + str(cluster_gpus),
+           "make the product equal the cluster's GPU count");
+  if (p.tp > gpus_per_node)
+    reject("training.parallelism.tp", "tp " + str(p.tp) + " spans more than one node (" + str(gpus_per_node) + " GPUs)",
+           "keep tensor parallelism inside the node fabric");
+  if (p.cp != 1) reject("training.parallelism.cp", "context parallelism is not simulated yet", "set cp: 1");
+  if (p.ep != 1 || m.moe) reject("training.parallelism.ep", "mixture-of-experts training is not simulated yet", "use a dense model");
+  if (p.vpp != 1) reject("training.parallelism.vpp", "virtual pipeline stages are not simulated yet", "set vpp: 1");
+}
+
+void check_batch(const TrainingConfig& c) {
+  const Parallelism& p = c.parallelism;
+  const long long per_replica = c.global_batch / p.dp;
+  if (c.global_batch % p.dp != 0)
+    reject("training.global_batch", "global batch " + str(c.global_batch) + " does not divide over dp " + str(p.dp),
+           "use a multiple of " + str(p.dp));
+  if (per_replica % c.micro_batch != 0)
+    reject("training.micro_batch", "micro batch " + str(c.micro_batch) + " does not divide the " + str(per_replica) +
+               " sequences per data-parallel replica", "use a divisor of " + str(per_replica));
+  if (c.zero < 0 || c.zero > 3) reject("training.zero", "zero stage must be 0, 1, 2 or 3", "ZeRO stages are 0..3");
+  if (c.offload != "none") reject("training.offload", "offload is not simulated yet", "set offload: none");
+}
+
+}  // namespace
+
+TrainingPlan::TrainingPlan(ModelSpec model, TrainingConfig config, int cluster_gpus, int gpus_per_node)
+    : model_(std::move(model)), config_(std::move(config)) {
+  check_parallelism(model_, config_, cluster_gpus, gpus_per_node);
+  check_batch(config_);
+  micro_batches_ = config_.global_batch / config_.parallelism.dp / config_.micro_batch;
+}
+
+std::uint32_t TrainingPlan::rank(int tp, int cp, int dp, int pp) const {
+  const Parallelism& p = config_.parallelism;
+  return static_cast<std::uint32_t>(tp + p.tp * (cp + p.cp * (dp + p.dp * pp)));
+}
+
+std::vector<std::uint32_t> TrainingPlan::tp_group(int stage) const {
+  std::vector<std::uint32_t> g;
+  for (int t = 0; t < par().tp; ++t) g.push_back(rank(t, 0, 0, stage));
+  return g;
+}
+
+std::vector<std::uint32_t> TrainingPlan::dp_group(int stage) const {
+  std::vector<std::uint32_t> g;
+  for (int d = 0; d < par().dp; ++d) g.push_back(rank(0, 0, d, stage));
+  return g;
+}
+
+}  // namespace exasim::workloads

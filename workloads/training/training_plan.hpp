@@ -1,0 +1,36 @@
+#pragma once
+// A training job checked for runnability, with what follows from it: micro-batches per
+// iteration, layers per pipeline stage, and where each rank sits (Megatron's order: TP fastest,
+// then CP, DP, PP).
+#include <cstdint>
+#include <vector>
+
+#include "workloads/model/model_spec.hpp"
+#include "workloads/training/training_config.hpp"
+
+namespace exasim::workloads {
+
+class TrainingPlan {
+ public:
+  // Throws PlanError (key = the scenario key at fault) when the plan cannot run: TP not dividing
+  // heads, layers not dividing over stages, batch not dividing, GPU count mismatch, ...
+  TrainingPlan(ModelSpec model, TrainingConfig config, int cluster_gpus, int gpus_per_node);
+
+  const ModelSpec& model() const { return model_; }
+  const TrainingConfig& config() const { return config_; }
+  const Parallelism& par() const { return config_.parallelism; }
+  int micro_batches() const { return micro_batches_; }      // per pipeline, per iteration
+  int layers_per_stage() const { return model_.layers / config_.parallelism.pp; }
+  double tokens_per_iteration() const { return double(config_.global_batch) * config_.seq_len; }
+
+  std::uint32_t rank(int tp, int cp, int dp, int pp) const;
+  std::vector<std::uint32_t> tp_group(int stage) const;  // of dp = 0, cp = 0
+  std::vector<std::uint32_t> dp_group(int stage) const;  // of tp = 0, cp = 0
+
+ private:
+  ModelSpec model_;
+  TrainingConfig config_;
+  int micro_batches_ = 0;
+};
+
+}  // namespace exasim::workloads

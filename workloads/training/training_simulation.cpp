@@ -1,0 +1,112 @@
+#include "workloads/training/training_simulation.hpp"
+
+#include <algorithm>
+
+#include "hw/error.hpp"
+#include "hw/units.hpp"
+#include "models/power/gpu_power.hpp"
+#include "sim/analytical_network.hpp"
+#include "sim/engine.hpp"
+#include "sim/interval_set.hpp"
+#include "workloads/training/transformer_ops.hpp"
+
+namespace exasim::workloads {
+
+namespace {
+
+std::string gib(double bytes) { return units::format(bytes, units::Dimension::kBytes, 3); }
+
+struct StageTimes {
+  double compute = 0, optimizer = 0, exposed_comm = 0, busy = 0;
+};
+
+// Time split of one stage's GPU over the iteration.
+StageTimes stage_times(const TrainingGraph& tg, const sim::Timeline& tl, const StageStreams& st) {
+  StageTimes out;
+  std::vector<sim::Interval> busy, comm;
+  for (sim::TaskId id : tg.graph.stream_tasks(st.compute)) {
+    const auto& task = tg.graph.task(id);
+    const auto& r = tl[id];
+    busy.emplace_back(r.start, r.end);
+    (task.category == kOptimizerTask ? out.optimizer : out.compute) += r.end - r.start;
+  }
+  for (sim::StreamId s : {st.tp_comm, st.dp_comm, st.p2p})
+    for (sim::TaskId id : tg.graph.stream_tasks(s)) comm.emplace_back(tl[id].start, tl[id].end);
+  const auto busy_merged = sim::merge_intervals(std::move(busy));
+  out.busy = sim::total_length(busy_merged);
+  out.exposed_comm = sim::uncovered_length(sim::merge_intervals(std::move(comm)), busy_merged);
+  return out;
+}
+
+void add_throughput(TrainingResult& r, const TrainingPlan& plan, const topologies::Cluster& cluster) {
+  const TrainingConfig& c = plan.config();
+  const double t = r.iteration_time_s;
+  const int gpus = cluster.gpu_count();
+  r.tokens_per_s = plan.tokens_per_iteration() / t;
+  r.samples_per_s = c.global_batch / t;
+  const double model_flops = 3 * model_forward_flops(plan.model(), c) * plan.micro_batches() * plan.par().dp;
+  r.tflops_per_gpu = model_flops / t / gpus / 1e12;
+  const double peak = cluster.gpu.peak(c.precision);
+  r.mfu = model_flops / t / gpus / peak;
+  // Executed FLOPs: the simulated GPU of each stage stands for its TP group and DP replicas.
+  double executed = 0;
+  for (const auto& task : r.graph->graph.tasks())
+    if (task.kind == sim::TaskKind::kCompute && task.category != kOptimizerTask) executed += task.flops;
+  executed *= plan.par().tp * plan.par().dp;
+  r.hfu = executed / t / gpus / peak;
+}
+
+void add_time_split_and_power(TrainingResult& r, const TrainingInputs& in) {
+  const int pp = in.plan.par().pp;
+  double busy = 0;
+  for (const StageStreams& st : r.graph->stages) {
+    const StageTimes s = stage_times(*r.graph, *r.timeline, st);
+    r.breakdown.compute += s.compute / pp;
+    r.breakdown.optimizer += s.optimizer / pp;
+    r.breakdown.exposed_comm += s.exposed_comm / pp;
+    busy += s.busy / pp;
+  }
+  r.breakdown.bubble = std::max(0.0, r.iteration_time_s - r.breakdown.compute - r.breakdown.optimizer -
+                                         r.breakdown.exposed_comm);
+  const topologies::Cluster& cl = in.cluster;
+  r.gpu_power_w = models::gpu_power_w(cl.gpu, busy / r.iteration_time_s);
+  r.power_avg_w = r.gpu_power_w * cl.gpu_count() + cl.node_power_other_w * cl.nodes;
+  r.energy_per_iteration_j = r.power_avg_w * r.iteration_time_s;
+  r.energy_per_token_j = r.energy_per_iteration_j / in.plan.tokens_per_iteration();
+  r.cost = models::running_cost(in.cost, cl.gpu_count(), r.power_avg_w, r.tokens_per_s);
+}
+
+}  // namespace
+
+MemoryReport check_training_memory(const TrainingPlan& plan, const topologies::Cluster& cluster) {
+  MemoryReport mem = training_memory(plan);
+  const StageMemory& p = mem.peak();
+  const double cap = cluster.gpu.hbm_capacity_bytes;
+  if (p.total() > cap) {
+    throw PlanError("does not fit: needs " + gib(p.total()) + " of " + gib(cap) + " per GPU (stage " +
+                        std::to_string(mem.peak_stage) + ": weights " + gib(p.weights) + ", gradients " +
+                        gib(p.gradients) + ", optimizer " + gib(p.optimizer) + ", activations " +
+                        gib(p.activations) + " for " + std::to_string(p.in_flight) + " micro-batches)",
+                    {"", 0, "training"},
+                    "raise tp or pp, use zero: 1..3, recompute: selective or full, or a smaller micro_batch");
+  }
+  return mem;
+}
+
+TrainingResult simulate_training(const TrainingInputs& in) {
+  TrainingResult r;
+  r.memory = check_training_memory(in.plan, in.cluster);
+  r.memory_capacity_bytes = in.cluster.gpu.hbm_capacity_bytes;
+  r.graph = std::make_shared<TrainingGraph>(build_training_graph(in.plan, {in.cluster.gpu, in.kernel}));
+  sim::AnalyticalNetwork network(in.cluster, in.collective);
+  sim::Engine engine(r.graph->graph, &r.graph->comm_ops, &network);
+  r.timeline = std::make_shared<sim::Timeline>(engine.run());
+  r.tasks = r.graph->graph.task_count();
+  r.events = engine.stats().events;
+  r.iteration_time_s = r.timeline->makespan();
+  add_throughput(r, in.plan, in.cluster);
+  add_time_split_and_power(r, in);
+  return r;
+}
+
+}  // namespace exasim::workloads

@@ -1,0 +1,60 @@
+#pragma once
+// Simulates one training iteration of a plan on a cluster and derives the reported metrics.
+#include <memory>
+
+#include "models/collective/collective_model.hpp"
+#include "models/cost/cost_model.hpp"
+#include "models/kernel/kernel_params.hpp"
+#include "sim/timeline.hpp"
+#include "topologies/cluster.hpp"
+#include "workloads/training/training_graph.hpp"
+#include "workloads/training/training_memory.hpp"
+#include "workloads/training/training_plan.hpp"
+
+namespace exasim::workloads {
+
+struct TimeBreakdown {
+  double compute = 0;       // forward, backward and recompute kernels
+  double exposed_comm = 0;  // communication no kernel overlapped
+  double bubble = 0;        // idle, waiting for other pipeline stages
+  double optimizer = 0;
+  double offload = 0;
+};
+
+struct TrainingResult {
+  double iteration_time_s = 0;
+  double tokens_per_s = 0;
+  double samples_per_s = 0;
+  double tflops_per_gpu = 0;  // model FLOPs (no recompute) per GPU per second / 1e12
+  double mfu = 0;
+  double hfu = 0;
+  MemoryReport memory;
+  double memory_capacity_bytes = 0;
+  TimeBreakdown breakdown;    // seconds, averaged over pipeline stages
+  double gpu_power_w = 0;     // average per GPU
+  double power_avg_w = 0;     // whole cluster IT power (GPUs + rest of the nodes)
+  double energy_per_iteration_j = 0;
+  double energy_per_token_j = 0;
+  models::CostSummary cost;
+  std::size_t tasks = 0;
+  std::uint64_t events = 0;
+  // What ran: for --trace.
+  std::shared_ptr<TrainingGraph> graph;
+  std::shared_ptr<sim::Timeline> timeline;
+};
+
+struct TrainingInputs {
+  const TrainingPlan& plan;
+  const topologies::Cluster& cluster;
+  models::KernelParams kernel;
+  models::CollectiveParams collective;
+  models::CostRates cost;
+};
+
+// Throws PlanError when the plan does not fit in GPU memory (nothing is simulated then).
+TrainingResult simulate_training(const TrainingInputs& in);
+
+// Checks memory only; throws the same PlanError as simulate_training.
+MemoryReport check_training_memory(const TrainingPlan& plan, const topologies::Cluster& cluster);
+
+}  // namespace exasim::workloads
