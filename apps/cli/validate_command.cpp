@@ -70,7 +70,7 @@ int validate_cases(const Context& ctx, const ValidateOptions& o) {
                     {"measured_iteration_s", r.measured_iteration_s}, {"predicted_iteration_s", r.predicted_iteration_s},
                     {"error", r.error}, {"choices", c.choices}});
   }
-  const double mape = sum / cases.size();
+  const double mape = sum / static_cast<double>(cases.size());
   t.print(std::cout);
   std::cout << "\n" << cases.size() << " cases: mean absolute error " << fmt_percent(mape, 1) << ", worst "
             << fmt_percent(worst, 1) << "\n";

@@ -13,7 +13,7 @@ struct KernelParams {
   double matrix_efficiency = 0.85;  // achieved / dense peak for large matrix-unit GEMMs
   double vector_efficiency = 0.6;   // achieved / peak for non-matrix FLOPs
   double hbm_efficiency = 0.8;      // achieved / datasheet HBM bandwidth for streaming kernels
-  double launch_overhead_s = 4e-6;  // per kernel: launch + prologue/epilogue not hidden
+  double launch_overhead_s = 8e-6;  // per kernel: launch, prologue/epilogue, partial last wave
   std::string source;               // where the values came from ("family default: ...", a calibration file)
 
   // Family defaults, chosen by vendor and architecture of the GPU.
