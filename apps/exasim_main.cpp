@@ -24,8 +24,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     return ctx.handler ? ctx.handler() : 0;
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One line in the exasim error format; --help has the details.
+    std::cerr << "exasim: error: <command line>: " << e.what() << " (run with --help for usage)\n";
+    return 2;
   } catch (const exasim::Error& e) {
     std::cerr << "exasim: error: " << e.describe() << "\n";
     return 2;

@@ -246,10 +246,11 @@ void apply_override(Node& root, const std::string& assignment) {
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
+  for (const auto& part : parts)
+    if (part.empty()) throw ConfigError("empty key in \"" + path + "\"", here, "keys are separated by single dots");
   YAML::Node cur = root.yaml();
   if (!cur.IsMap()) throw ConfigError("the scenario is not a mapping", here);
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    if (parts[i].empty()) throw ConfigError("empty key in \"" + path + "\"", here);
     YAML::Node next = cur[parts[i]];
     if (next.IsScalar()) {  // a catalog name: edit a copy of the entry
       YAML::Node wrapped(YAML::NodeType::Map);
