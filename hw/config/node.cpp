@@ -16,7 +16,8 @@ SourceLocation Node::where() const {
     if (path_ == o || path_.starts_with(o + ".")) return {"--set " + o, 0, path_};
   }
   int line = fallback_line_;
-  if (node_.IsDefined() && node_.Mark().line >= 0) line = node_.Mark().line + 1;
+  if (key_line_ > 0) line = key_line_;  // a block mapping's own mark is its first entry's line
+  else if (node_.IsDefined() && node_.Mark().line >= 0) line = node_.Mark().line + 1;
   return {origin_->file, line, path_};
 }
 
@@ -54,7 +55,14 @@ Node Node::operator[](std::string_view key) const {
     missing.fallback_line_ = where().line;
     return missing;
   }
-  return Node(child, origin_, child_path(key));
+  Node out(child, origin_, child_path(key));
+  for (const auto& kv : node_) {
+    if (kv.first.Scalar() == key && kv.first.Mark().line >= 0) {
+      out.key_line_ = kv.first.Mark().line + 1;
+      break;
+    }
+  }
+  return out;
 }
 
 Node Node::required(std::string_view key) const {

@@ -75,6 +75,7 @@ class Node {
   std::shared_ptr<Origin> origin_ = std::make_shared<Origin>();
   std::string path_;
   int fallback_line_ = 0;  // the parent's line, for keys that are absent
+  int key_line_ = 0;       // the line of this node's key in its parent mapping
 };
 
 // Loads a YAML file. Missing file -> IoError; syntax error -> ConfigError with its line.

@@ -109,8 +109,8 @@ TEST_CASE("config: a mapping where a scalar is expected") {
   CHECK(e.where().key == "training.zero");
   CHECK(e.where().line == 12);
   CHECK(contains(e.what(), "a mapping"));
-  // A block mapping is located at its first key (yaml-cpp's mark for the value).
-  CHECK(expect_config_error([&] { (void)root["training"]["parallelism"].as_string(); }).where().line == 10);
+  // A block mapping is located at its own key's line, not at its first entry.
+  CHECK(expect_config_error([&] { (void)root["training"]["parallelism"].as_string(); }).where().line == 9);
 }
 
 TEST_CASE("config: a non-number and a non-integer") {
@@ -137,7 +137,7 @@ TEST_CASE("config: a missing required key names the key and its parent") {
   const auto e = expect_config_error([&] { (void)root["training"]["parallelism"].required("dp"); });
   CHECK(e.where().file == "test.yaml");
   CHECK(e.where().key == "training.parallelism");
-  CHECK(e.where().line == 10);  // the parent mapping's first line
+  CHECK(e.where().line == 9);  // the parent mapping's key line
   CHECK(contains(e.what(), "missing required key \"dp\""));
   CHECK(contains(e.hint(), "dp:"));
   CHECK(contains(e.hint(), "training.parallelism"));
@@ -151,7 +151,7 @@ TEST_CASE("config: an absent key still points at its parent's line") {
   CHECK_FALSE(absent.defined());
   const auto e = expect_config_error([&] { (void)absent.as_int(); });
   CHECK(e.where().key == "training.parallelism.dp");
-  CHECK(e.where().line == 10);
+  CHECK(e.where().line == 9);
   CHECK(contains(e.what(), "nothing"));
   // Reading an absent key must not insert it.
   CHECK_FALSE(root["training"]["parallelism"].has("dp"));

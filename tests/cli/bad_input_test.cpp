@@ -1,0 +1,126 @@
+// Ten kinds of bad input each give one line "exasim: error: <file>:<line>: <key>: ..." and a
+// non-zero exit; never a crash or a stack trace.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cli_runner.hpp"
+
+using namespace exasim::testing;
+
+namespace {
+
+const char* kGood = R"(name: bad-input-base
+cluster:
+  gpu: A100-SXM4-80GB
+  gpus_per_node: 8
+  nodes: 2
+  inter_node: {nic: ib-hdr-200, nics_per_node: 8}
+model: gpt-1.7b
+training:
+  seq_len: 2048
+  global_batch: 64
+  micro_batch: 1
+  precision: bf16
+  parallelism: {tp: 2, pp: 2, dp: 4}
+)";
+
+// Writes `text` into a fresh scenario file and returns its path.
+std::string scenario(const std::string& name, const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() / "exasim_bad_input";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / (name + ".yaml");
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+// Runs `exasim run` on the file and checks the one-line error names file, line and key.
+void expect_error(const std::string& name, const std::string& text, const std::string& location,
+                  const std::string& phrase) {
+  const std::string path = scenario(name, text);
+  const CliResult r = run_cli("run '" + path + "'");
+  check_clean_error(r);
+  INFO("output: ", r.output);
+  CHECK(contains(r.output, location));
+  CHECK(contains(r.output, phrase));
+}
+
+}  // namespace
+
+TEST_CASE("the base scenario runs") {
+  const CliResult r = run_cli("run '" + scenario("good", kGood) + "'");
+  INFO("output: ", r.output);
+  CHECK(r.status == 0);
+}
+
+TEST_CASE("bad input 1: YAML syntax error") {
+  expect_error("syntax", replace(kGood, "micro_batch: 1", "micro_batch: [1"), "syntax.yaml:", "YAML syntax error");
+}
+
+TEST_CASE("bad input 2: unknown key with a did-you-mean hint") {
+  expect_error("unknown", replace(kGood, "micro_batch: 1", "micro_bach: 1"), "unknown.yaml:11: training.micro_bach",
+               "did you mean \"micro_batch\"");
+}
+
+TEST_CASE("bad input 3: wrong type") {
+  expect_error("type", replace(kGood, "global_batch: 64", "global_batch: lots"), "type.yaml:10: training.global_batch",
+               "expected a number");
+}
+
+TEST_CASE("bad input 4: zero and negative sizes") {
+  expect_error("zero", replace(kGood, "nodes: 2", "nodes: 0"), "zero.yaml:5: cluster.nodes", "at least 1");
+  expect_error("negative", replace(kGood, "seq_len: 2048", "seq_len: -2048"), "negative.yaml:9: training.seq_len",
+               "at least 1");
+}
+
+TEST_CASE("bad input 5: TP that does not divide the heads") {
+  expect_error("tp", replace(kGood, "{tp: 2, pp: 2, dp: 4}", "{tp: 5, pp: 1, dp: 3}"),
+               "tp.yaml:13: training.parallelism.tp", "does not divide the 24 attention heads");
+}
+
+TEST_CASE("bad input 6: GPU count that is not TP*PP*DP*CP") {
+  expect_error("count", replace(kGood, "{tp: 2, pp: 2, dp: 4}", "{tp: 2, pp: 2, dp: 2}"),
+               "count.yaml:13: training.parallelism", "but the cluster has 16");
+}
+
+TEST_CASE("bad input 7: unknown catalog name") {
+  expect_error("catalog", replace(kGood, "gpu: A100-SXM4-80GB", "gpu: A100-SXM4-80G"), "catalog.yaml:3: cluster.gpu",
+               "did you mean \"A100-SXM4-80GB\"");
+}
+
+TEST_CASE("bad input 8: missing file") {
+  const CliResult r = run_cli("run /nonexistent/scenario.yaml");
+  check_clean_error(r);
+  CHECK(contains(r.output, "/nonexistent/scenario.yaml"));
+  CHECK(contains(r.output, "cannot open"));
+}
+
+TEST_CASE("bad input 9: a unit that does not parse") {
+  expect_error("unit", replace(kGood, "inter_node: {nic: ib-hdr-200, nics_per_node: 8}",
+                               "inter_node: {nic: {base: ib-hdr-200, bandwidth: 200 parsecs}, nics_per_node: 8}"),
+               "unit.yaml:6: cluster.inter_node.nic.bandwidth", "200 parsecs");
+}
+
+TEST_CASE("bad input 10: a plan that does not fit in memory") {
+  std::string big = replace(kGood, "model: gpt-1.7b", "model: gpt-39.1b");
+  big = replace(big, "{tp: 2, pp: 2, dp: 4}", "{tp: 1, pp: 1, dp: 16}");
+  expect_error("memory", big, "memory.yaml:8: training", "does not fit: needs");
+}
+
+TEST_CASE("bad --set overrides name the override") {
+  const std::string path = scenario("good", kGood);
+  CliResult r = run_cli("run '" + path + "' --set training.parallelism.tp=5");
+  check_clean_error(r);
+  CHECK(contains(r.output, "--set training.parallelism.tp"));
+  r = run_cli("run '" + path + "' --set training.micro_batch");
+  check_clean_error(r);
+  CHECK(contains(r.output, "key.path=value"));
+}

@@ -1,0 +1,83 @@
+// Pipeline schedules on the real lowering: with communication free and identical stages, one
+// iteration takes (m + p - 1)(t_f + t_b) and the bubble is (p - 1)/(m + p - 1) of it
+// (GPipe: Huang et al. 2019; 1F1B: Narayanan et al. SC'21, Section 2.2).
+#include <doctest/doctest.h>
+
+#include "models/kernel/kernel_params.hpp"
+#include "training_fixture.hpp"
+#include "workloads/training/pipeline_schedule.hpp"
+#include "workloads/training/training_simulation.hpp"
+
+using namespace exasim;
+using namespace exasim::workloads;
+
+namespace {
+
+struct Run {
+  double iteration = 0, bubble = 0, forward = 0, backward = 0, optimizer = 0;
+};
+
+Run simulate(const std::string& schedule, int pp, int m) {
+  // A tiny vocabulary keeps the embedding and LM head negligible, so every stage costs the same.
+  const ModelSpec model = testing::gpt(pp * 2, 4096, 32, 8);
+  TrainingConfig cfg = testing::config(1, pp, 1, m);
+  cfg.pipeline_schedule = schedule;
+  const topologies::Cluster cluster = testing::ideal_cluster(pp, 1);
+  const TrainingPlan plan(model, cfg, cluster.gpu_count(), 1);
+  models::KernelParams k = models::KernelParams::defaults_for(cluster.gpu);
+  const TrainingResult r = simulate_training({plan, cluster, k, {}, {}});
+  Run out;
+  out.iteration = r.iteration_time_s;
+  out.bubble = r.breakdown.bubble;
+  out.optimizer = r.breakdown.optimizer;
+  // Per-micro-batch forward and backward time of a middle stage, read off the graph.
+  const auto& stage = r.graph->stages[pp / 2];
+  for (sim::TaskId id : r.graph->graph.stream_tasks(stage.compute)) {
+    const auto& t = r.graph->graph.task(id);
+    if (t.category == kForwardTask) out.forward += t.duration / m;
+    if (t.category == kBackwardTask || t.category == kRecomputeTask) out.backward += t.duration / m;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("1F1B and GPipe iteration time and bubble match the closed form") {
+  for (const char* schedule : {"1f1b", "gpipe"}) {
+    for (auto [p, m] : {std::pair{4, 8}, std::pair{4, 16}, std::pair{8, 8}, std::pair{2, 1}}) {
+      CAPTURE(schedule);
+      CAPTURE(p);
+      CAPTURE(m);
+      const Run r = simulate(schedule, p, m);
+      const double ideal = m * (r.forward + r.backward);
+      const double expected = (m + p - 1) * (r.forward + r.backward);
+      CHECK(r.iteration - r.optimizer == doctest::Approx(expected).epsilon(0.01));
+      // The bubble relative to the pipeline's busy span: (p - 1) / (m + p - 1).
+      CHECK(r.bubble / (r.iteration - r.optimizer) == doctest::Approx(double(p - 1) / (m + p - 1)).epsilon(0.02));
+      CHECK(ideal < r.iteration);
+    }
+  }
+}
+
+TEST_CASE("more micro-batches shrink the bubble, one stage has none") {
+  const Run few = simulate("1f1b", 4, 4);
+  const Run many = simulate("1f1b", 4, 32);
+  CHECK(many.bubble / many.iteration < few.bubble / few.iteration);
+  const Run single = simulate("1f1b", 1, 8);
+  CHECK(single.bubble == doctest::Approx(0).epsilon(1e-9));
+}
+
+TEST_CASE("1F1B steps: warm-up of p - s - 1 forwards, every micro-batch once each way") {
+  const ScheduleInfo* s = find_pipeline_schedule("1f1b");
+  REQUIRE(s != nullptr);
+  const auto order = s->order(1, 4, 6);
+  REQUIRE(order.size() == 12);
+  CHECK(order[0].forward);
+  CHECK(order[1].forward);
+  CHECK(order[2].forward);   // warm-up 2 forwards, then the first 1F1B pair starts with a forward
+  CHECK_FALSE(order[3].forward);
+  int forwards = 0;
+  for (const auto& step : order) forwards += step.forward;
+  CHECK(forwards == 6);
+  CHECK(find_pipeline_schedule("no-such-schedule") == nullptr);
+}
