@@ -3,6 +3,9 @@
 // (GPipe: Huang et al. 2019; 1F1B: Narayanan et al. SC'21, Section 2.2).
 #include <doctest/doctest.h>
 
+#include <map>
+#include <tuple>
+
 #include "models/kernel/kernel_params.hpp"
 #include "training_fixture.hpp"
 #include "workloads/training/pipeline_schedule.hpp"
@@ -17,11 +20,12 @@ struct Run {
   double iteration = 0, bubble = 0, forward = 0, backward = 0, optimizer = 0;
 };
 
-Run simulate(const std::string& schedule, int pp, int m) {
+Run simulate(const std::string& schedule, int pp, int m, int vpp = 1) {
   // A tiny vocabulary keeps the embedding and LM head negligible, so every stage costs the same.
-  const ModelSpec model = testing::gpt(pp * 2, 4096, 32, 8);
+  const ModelSpec model = testing::gpt(pp * 2 * vpp, 4096, 32, 8);
   TrainingConfig cfg = testing::config(1, pp, 1, m);
   cfg.pipeline_schedule = schedule;
+  cfg.parallelism.vpp = vpp;
   const topologies::Cluster cluster = testing::ideal_cluster(pp, 1);
   const TrainingPlan plan(model, cfg, cluster.gpu_count(), 1);
   models::KernelParams k = models::KernelParams::defaults_for(cluster.gpu);
@@ -70,7 +74,7 @@ TEST_CASE("more micro-batches shrink the bubble, one stage has none") {
 TEST_CASE("1F1B steps: warm-up of p - s - 1 forwards, every micro-batch once each way") {
   const ScheduleInfo* s = find_pipeline_schedule("1f1b");
   REQUIRE(s != nullptr);
-  const auto order = s->order(1, 4, 6);
+  const auto order = s->order(1, 4, 6, 1);
   REQUIRE(order.size() == 12);
   CHECK(order[0].forward);
   CHECK(order[1].forward);
@@ -80,4 +84,36 @@ TEST_CASE("1F1B steps: warm-up of p - s - 1 forwards, every micro-batch once eac
   for (const auto& step : order) forwards += step.forward;
   CHECK(forwards == 6);
   CHECK(find_pipeline_schedule("no-such-schedule") == nullptr);
+}
+
+TEST_CASE("interleaving divides the bubble by the number of virtual stages") {
+  // Narayanan et al., SC'21, Section 2.2.2: bubble time (p - 1)(t_f + t_b) / v.
+  for (auto [p, m, v] : {std::tuple{4, 8, 2}, std::tuple{4, 16, 3}, std::tuple{8, 16, 2}}) {
+    CAPTURE(p);
+    CAPTURE(m);
+    CAPTURE(v);
+    const Run r = simulate("interleaved", p, m, v);
+    const double per_micro_batch = r.forward + r.backward;
+    CHECK(r.iteration - r.optimizer == doctest::Approx((m + double(p - 1) / v) * per_micro_batch).epsilon(0.01));
+    CHECK(r.bubble == doctest::Approx(double(p - 1) / v * per_micro_batch).epsilon(0.03));
+    // The same layers without interleaving idle v times longer.
+    const Run plain = simulate("1f1b", p, m, 1);
+    CHECK(plain.bubble / (plain.forward + plain.backward) == doctest::Approx(double(p - 1)).epsilon(0.03));
+  }
+}
+
+TEST_CASE("interleaved order visits every chunk of every micro-batch once each way") {
+  const ScheduleInfo* s = find_pipeline_schedule("interleaved");
+  REQUIRE(s != nullptr);
+  for (int stage = 0; stage < 4; ++stage) {
+    const auto order = s->order(stage, 4, 8, 2);
+    std::map<std::tuple<bool, int, int>, int> seen;
+    for (const auto& step : order) ++seen[{step.forward, step.chunk, step.micro_batch}];
+    CHECK(seen.size() == 2 * 2 * 8);
+    for (const auto& [key, count] : seen) CHECK(count == 1);
+    // Megatron's warm-up on rank `stage`: (p - stage - 1) * 2 + (v - 1) * p forwards.
+    int warmup = 0;
+    while (order[warmup].forward) ++warmup;
+    CHECK(warmup == (4 - stage - 1) * 2 + (2 - 1) * 4 + 1);  // + the first steady-state forward
+  }
 }

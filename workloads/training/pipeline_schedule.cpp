@@ -7,7 +7,7 @@ namespace exasim::workloads {
 namespace {
 
 // GPipe (Huang et al., 2019): all forwards, then all backwards, then flush.
-std::vector<PipelineStep> gpipe(int /*stage*/, int /*stages*/, int m) {
+std::vector<PipelineStep> gpipe(int /*stage*/, int /*stages*/, int m, int /*chunks*/) {
   std::vector<PipelineStep> steps;
   for (int i = 0; i < m; ++i) steps.push_back({true, i});
   for (int i = 0; i < m; ++i) steps.push_back({false, i});
@@ -16,7 +16,7 @@ std::vector<PipelineStep> gpipe(int /*stage*/, int /*stages*/, int m) {
 
 // 1F1B (PipeDream-Flush, Narayanan et al. 2021): stage s warms up with pp - s - 1 forwards, then
 // alternates one forward and one backward, then drains the remaining backwards.
-std::vector<PipelineStep> one_f_one_b(int stage, int stages, int m) {
+std::vector<PipelineStep> one_f_one_b(int stage, int stages, int m, int /*chunks*/) {
   const int warmup = std::min(stages - stage - 1, m);
   std::vector<PipelineStep> steps;
   int f = 0, b = 0;
@@ -29,12 +29,41 @@ std::vector<PipelineStep> one_f_one_b(int stage, int stages, int m) {
   return steps;
 }
 
+// Interleaved 1F1B (Narayanan et al., SC'21, Section 2.2.2; Megatron-LM's
+// forward_backward_pipelining_with_interleaving): each rank holds v chunks; micro-batches go
+// through the chunks in groups of p, so the bubble shrinks by v. The k-th forward runs chunk
+// (k mod p v) div p on micro-batch (k div p v) p + k mod p; backwards visit chunks in reverse.
+PipelineStep interleaved_step(int k, int stages, int chunks, bool forward) {
+  const int group = stages * chunks;
+  const int in_group = k % group;
+  int chunk = in_group / stages;
+  if (!forward) chunk = chunks - 1 - chunk;
+  return {forward, (k / group) * stages + k % stages, chunk};
+}
+
+std::vector<PipelineStep> interleaved(int stage, int stages, int m, int chunks) {
+  const int total = m * chunks;
+  int warmup = (stages - stage - 1) * 2 + (chunks - 1) * stages;
+  if (m == stages) warmup = total;  // Megatron runs all forwards first in this case
+  warmup = std::min(warmup, total);
+  std::vector<PipelineStep> steps;
+  for (int k = 0; k < warmup; ++k) steps.push_back(interleaved_step(k, stages, chunks, true));
+  const int steady = total - warmup;
+  for (int k = 0; k < steady; ++k) {
+    steps.push_back(interleaved_step(warmup + k, stages, chunks, true));
+    steps.push_back(interleaved_step(k, stages, chunks, false));
+  }
+  for (int k = steady; k < total; ++k) steps.push_back(interleaved_step(k, stages, chunks, false));
+  return steps;
+}
+
 }  // namespace
 
 const std::vector<ScheduleInfo>& pipeline_schedules() {
   static const std::vector<ScheduleInfo> table = {
-      {"gpipe", "all forwards, then all backwards (GPipe); holds every micro-batch's activations", gpipe},
-      {"1f1b", "one forward, one backward after a warm-up (PipeDream-Flush, Megatron default)", one_f_one_b},
+      {"gpipe", "all forwards, then all backwards (GPipe); holds every micro-batch's activations", false, gpipe},
+      {"1f1b", "one forward, one backward after a warm-up (PipeDream-Flush, Megatron default)", false, one_f_one_b},
+      {"interleaved", "1F1B over vpp model chunks per rank (Megatron interleaved); bubble / vpp", true, interleaved},
   };
   return table;
 }

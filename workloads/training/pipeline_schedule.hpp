@@ -9,12 +9,15 @@ namespace exasim::workloads {
 struct PipelineStep {
   bool forward = true;
   int micro_batch = 0;
+  int chunk = 0;  // model chunk (virtual stage) on this pipeline rank; 0 without interleaving
 };
 
 struct ScheduleInfo {
   std::string name;
   std::string help;
-  std::vector<PipelineStep> (*order)(int stage, int stages, int micro_batches);
+  bool interleaved = false;  // runs several model chunks (virtual stages) per pipeline rank
+  // The steps of pipeline rank `stage` of `stages`, with `chunks` model chunks per rank.
+  std::vector<PipelineStep> (*order)(int stage, int stages, int micro_batches, int chunks);
 };
 
 // All registered schedules (for `help` and validation).

@@ -1,6 +1,8 @@
 #include "workloads/training/training_graph.hpp"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "hw/error.hpp"
@@ -35,9 +37,14 @@ class Lowering {
   TrainingGraph run();
 
  private:
-  struct StageSegments {
-    std::vector<std::vector<Segment>> fwd, bwd, rec;  // per local layer
+  // The segments of one model chunk (all of a rank's layers without interleaving).
+  struct ChunkSegments {
+    std::vector<std::vector<Segment>> fwd, bwd, rec;  // per layer of the chunk
     std::vector<Segment> embed_fwd, embed_bwd, head_fwd, head_bwd;
+  };
+  // A pipeline position: rank and model chunk. Virtual stage = chunk * pp + rank.
+  struct Place {
+    int stage = 0, chunk = 0;
   };
   struct Pass {
     sim::TaskId first = sim::kNone, last = sim::kNone;
@@ -47,7 +54,8 @@ class Lowering {
   std::uint32_t comm(sim::CommKind kind, double bytes, std::vector<std::uint32_t> ranks);
   sim::TaskId emit(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass);
   Pass emit_pass(int stage, const PipelineStep& step);
-  void emit_p2p(int from, int to, bool forward, int micro_batch);
+  void emit_p2p(Place from, Place to, bool forward, int micro_batch);
+  std::optional<Place> neighbour(Place p, bool forward) const;
   void emit_gradient_sync(int stage);
   void add_stage(int stage);
   void build_stage_segments(int stage);
@@ -56,9 +64,9 @@ class Lowering {
   const KernelContext& k_;
   TrainingGraph out_;
   std::map<std::tuple<int, double, std::vector<std::uint32_t>>, std::uint32_t> comm_index_;
-  std::vector<StageSegments> seg_;
-  std::map<std::tuple<bool, int, int>, Pass> passes_;        // (forward, stage, micro-batch)
-  std::vector<std::vector<sim::TaskId>> layer_grad_ready_;   // [stage][layer]: its last backward task
+  std::vector<std::vector<ChunkSegments>> seg_;                  // [stage][chunk]
+  std::map<std::tuple<bool, int, int, int>, Pass> passes_;       // (forward, stage, chunk, micro-batch)
+  std::vector<std::vector<sim::TaskId>> layer_grad_ready_;       // [stage][chunk * layers + layer]
   std::vector<sim::TaskId> last_backward_;                   // [stage]
 };
 
@@ -105,23 +113,28 @@ std::vector<Segment> Lowering::segments(const std::vector<Op>& ops, const std::s
 
 void Lowering::build_stage_segments(int stage) {
   const LayerDims d = LayerDims::from(plan_.model(), plan_.config());
-  StageSegments s;
-  const int first_layer = stage * plan_.layers_per_stage();
-  for (int l = 0; l < plan_.layers_per_stage(); ++l) {
-    const std::string tag = "L" + std::to_string(first_layer + l);
-    s.fwd.push_back(segments(layer_forward(d), "fwd " + tag, stage));
-    s.bwd.push_back(segments(layer_backward(d), "bwd " + tag, stage));
-    s.rec.push_back(segments(layer_recompute(d, plan_.config().recompute), "recompute " + tag, stage));
+  const int pp = plan_.par().pp, lpc = plan_.layers_per_chunk();
+  std::vector<ChunkSegments> chunks;
+  for (int c = 0; c < plan_.chunks(); ++c) {
+    ChunkSegments s;
+    const int first_layer = (c * pp + stage) * lpc;
+    for (int l = 0; l < lpc; ++l) {
+      const std::string tag = "L" + std::to_string(first_layer + l);
+      s.fwd.push_back(segments(layer_forward(d), "fwd " + tag, stage));
+      s.bwd.push_back(segments(layer_backward(d), "bwd " + tag, stage));
+      s.rec.push_back(segments(layer_recompute(d, plan_.config().recompute), "recompute " + tag, stage));
+    }
+    if (stage == 0 && c == 0) {
+      s.embed_fwd = segments(embedding_forward(d), "fwd", stage);
+      s.embed_bwd = segments(embedding_backward(d), "bwd", stage);
+    }
+    if (stage == pp - 1 && c == plan_.chunks() - 1) {
+      s.head_fwd = segments(head_forward(d), "fwd", stage);
+      s.head_bwd = segments(head_backward(d), "bwd", stage);
+    }
+    chunks.push_back(std::move(s));
   }
-  if (stage == 0) {
-    s.embed_fwd = segments(embedding_forward(d), "fwd", stage);
-    s.embed_bwd = segments(embedding_backward(d), "bwd", stage);
-  }
-  if (stage == plan_.par().pp - 1) {
-    s.head_fwd = segments(head_forward(d), "fwd", stage);
-    s.head_bwd = segments(head_backward(d), "bwd", stage);
-  }
-  seg_.push_back(std::move(s));
+  seg_.push_back(std::move(chunks));
 }
 
 // Emits segments in order on the stage's streams, chained after pass.last.
@@ -152,7 +165,8 @@ sim::TaskId Lowering::emit(const std::vector<Segment>& segs, int stage, std::uin
 }
 
 Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
-  const StageSegments& s = seg_[stage];
+  const ChunkSegments& s = seg_[stage][step.chunk];
+  const int lpc = plan_.layers_per_chunk();
   Pass pass;
   if (step.forward) {
     emit(s.embed_fwd, stage, kForwardTask, pass);
@@ -161,31 +175,39 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
     return pass;
   }
   emit(s.head_bwd, stage, kBackwardTask, pass);
-  for (int l = plan_.layers_per_stage() - 1; l >= 0; --l) {
+  for (int l = lpc - 1; l >= 0; --l) {
     emit(s.rec[l], stage, kRecomputeTask, pass);
     emit(s.bwd[l], stage, kBackwardTask, pass);
-    layer_grad_ready_[stage][l] = pass.last;
+    layer_grad_ready_[stage][step.chunk * lpc + l] = pass.last;
   }
   emit(s.embed_bwd, stage, kBackwardTask, pass);
   last_backward_[stage] = pass.last;
   return pass;
 }
 
+// The next virtual stage in the pass's direction (forward: towards the loss), if any.
+std::optional<Lowering::Place> Lowering::neighbour(Place p, bool forward) const {
+  const int pp = plan_.par().pp;
+  const int v = p.chunk * pp + p.stage + (forward ? 1 : -1);
+  if (v < 0 || v >= pp * plan_.chunks()) return std::nullopt;
+  return Place{v % pp, v / pp};
+}
+
 // The send of a pass's output to the neighbouring stage, which that stage's pass waits for.
-void Lowering::emit_p2p(int from, int to, bool forward, int micro_batch) {
+void Lowering::emit_p2p(Place from, Place to, bool forward, int micro_batch) {
   const LayerDims d = LayerDims::from(plan_.model(), plan_.config());
   // Megatron's scatter/gather optimization: each TP rank sends 1/t of the activation.
   const double bytes = d.tokens * d.hidden * d.act_bytes / plan_.par().tp;
   sim::TaskSpec t;
   t.label = forward ? "send activations" : "send gradients";
   t.kind = sim::TaskKind::kSendRecv;
-  t.stream = out_.stages[from].p2p;
-  t.comm_op = comm(sim::CommKind::kSendRecv, bytes, {plan_.rank(0, 0, 0, from), plan_.rank(0, 0, 0, to)});
+  t.stream = out_.stages[from.stage].p2p;
+  t.comm_op = comm(sim::CommKind::kSendRecv, bytes, {plan_.rank(0, 0, 0, from.stage), plan_.rank(0, 0, 0, to.stage)});
   t.bytes = bytes;
   t.category = kPipelineCommTask;
   const sim::TaskId id = out_.graph.add_task(t);
-  out_.graph.add_dependency(passes_.at({forward, from, micro_batch}).last, id);
-  out_.graph.add_dependency(id, passes_.at({forward, to, micro_batch}).first);
+  out_.graph.add_dependency(passes_.at({forward, from.stage, from.chunk, micro_batch}).last, id);
+  out_.graph.add_dependency(id, passes_.at({forward, to.stage, to.chunk, micro_batch}).first);
 }
 
 void Lowering::add_stage(int stage) {
@@ -224,9 +246,17 @@ void Lowering::emit_gradient_sync(int stage) {
     out_.graph.add_dependency(c.overlap_grad_reduce ? ready : last_backward_[stage], id);
     reductions.push_back(id);
   };
-  const int first_layer = stage * plan_.layers_per_stage();
-  for (int l = plan_.layers_per_stage() - 1; l >= 0; --l)
-    reduce(layer_params, layer_grad_ready_[stage][l], "dp grads L" + std::to_string(first_layer + l));
+  // One bucket per layer, queued in the order their gradients become final (task ids follow
+  // the compute stream's program order), so no bucket waits behind a later one.
+  const int pp = plan_.par().pp, lpc = plan_.layers_per_chunk();
+  std::vector<std::pair<sim::TaskId, int>> ready;  // (task, slot = chunk * lpc + layer)
+  for (int slot = 0; slot < static_cast<int>(layer_grad_ready_[stage].size()); ++slot)
+    ready.emplace_back(layer_grad_ready_[stage][slot], slot);
+  std::sort(ready.begin(), ready.end());
+  for (const auto& [task, slot] : ready) {
+    const int layer = ((slot / lpc) * pp + stage) * lpc + slot % lpc;
+    reduce(layer_params, task, "dp grads L" + std::to_string(layer));
+  }
   const double outer = stage_params - plan_.layers_per_stage() * layer_params;
   if (outer > 0) reduce(outer, last_backward_[stage], "dp grads embedding/head");
 
@@ -261,7 +291,7 @@ TrainingGraph Lowering::run() {
   const ScheduleInfo* schedule = find_pipeline_schedule(plan_.config().pipeline_schedule);
   if (!schedule) {
     throw PlanError("pipeline schedule \"" + plan_.config().pipeline_schedule + "\" is not simulated yet",
-                    {"", 0, "training.pipeline_schedule"}, "use gpipe or 1f1b");
+                    {"", 0, "training.pipeline_schedule"}, "use gpipe, 1f1b or interleaved");
   }
   layer_grad_ready_.assign(pp, std::vector<sim::TaskId>(plan_.layers_per_stage(), sim::kNone));
   last_backward_.assign(pp, sim::kNone);
@@ -272,13 +302,14 @@ TrainingGraph Lowering::run() {
   // Every stage's passes in its schedule order; cross-stage sends are wired afterwards.
   std::vector<std::vector<PipelineStep>> orders;
   for (int s = 0; s < pp; ++s) {
-    orders.push_back(schedule->order(s, pp, plan_.micro_batches()));
-    for (const PipelineStep& step : orders[s]) passes_[{step.forward, s, step.micro_batch}] = emit_pass(s, step);
+    orders.push_back(schedule->order(s, pp, plan_.micro_batches(), plan_.chunks()));
+    for (const PipelineStep& step : orders[s])
+      passes_[{step.forward, s, step.chunk, step.micro_batch}] = emit_pass(s, step);
   }
   for (int s = 0; s < pp; ++s) {
     for (const PipelineStep& step : orders[s]) {
-      if (step.forward && s + 1 < pp) emit_p2p(s, s + 1, true, step.micro_batch);
-      if (!step.forward && s > 0) emit_p2p(s, s - 1, false, step.micro_batch);
+      const Place here{s, step.chunk};
+      if (auto next = neighbour(here, step.forward)) emit_p2p(here, *next, step.forward, step.micro_batch);
     }
     emit_gradient_sync(s);
   }

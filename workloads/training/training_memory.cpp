@@ -3,15 +3,25 @@
 #include <algorithm>
 
 #include "models/memory/model_state_memory.hpp"
+#include "workloads/training/pipeline_schedule.hpp"
 
 namespace exasim::workloads {
 
+int in_flight_chunks(const TrainingPlan& plan, int stage) {
+  // Read off the schedule itself: the most forwards whose backward has not run yet. GPipe gives
+  // m, 1F1B pp - stage (Narayanan et al., SC'21, Section 2.2.1), interleaving its warm-up + 1.
+  const ScheduleInfo* s = find_pipeline_schedule(plan.config().pipeline_schedule);
+  if (!s) return plan.micro_batches() * plan.chunks();
+  int outstanding = 0, peak = 0;
+  for (const PipelineStep& step : s->order(stage, plan.par().pp, plan.micro_batches(), plan.chunks())) {
+    outstanding += step.forward ? 1 : -1;
+    peak = std::max(peak, outstanding);
+  }
+  return peak;
+}
+
 int in_flight_micro_batches(const TrainingPlan& plan, int stage) {
-  const int m = plan.micro_batches();
-  // GPipe runs every forward before any backward; 1F1B keeps pp - stage in flight
-  // (Narayanan et al., SC'21, Section 2.2.1).
-  if (plan.config().pipeline_schedule == "gpipe") return m;
-  return std::min(m, plan.par().pp - stage);
+  return (in_flight_chunks(plan, stage) + plan.chunks() - 1) / plan.chunks();
 }
 
 double layer_activation_bytes(const TrainingPlan& plan) {
@@ -70,7 +80,7 @@ MemoryReport training_memory(const TrainingPlan& plan) {
     mem.gradients = states.gradients;
     mem.optimizer = states.optimizer;
     mem.in_flight = in_flight_micro_batches(plan, s);
-    mem.activations = act_layer * plan.layers_per_stage() * mem.in_flight;
+    mem.activations = act_layer * plan.layers_per_chunk() * in_flight_chunks(plan, s);
     if (s == plan.par().pp - 1) mem.activations += head_activation_bytes(plan);
     r.stages.push_back(mem);
     if (mem.total() > r.stages[r.peak_stage].total()) r.peak_stage = s;

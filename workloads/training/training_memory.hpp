@@ -23,7 +23,9 @@ struct MemoryReport {
   const StageMemory& peak() const { return stages[peak_stage]; }
 };
 
-// Micro-batches whose activations stage `stage` holds at its peak under the plan's schedule.
+// Model-chunk passes whose activations pipeline rank `stage` holds at its peak under the plan's
+// schedule, and the same in micro-batches (rounded up) for reports.
+int in_flight_chunks(const TrainingPlan& plan, int stage);
 int in_flight_micro_batches(const TrainingPlan& plan, int stage);
 // Parameters one GPU of `stage` holds before ZeRO sharding: its layers split by TP, plus the
 // embedding on the first stage and the LM head on the last.

@@ -33,7 +33,9 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
            "keep tensor parallelism inside the node fabric");
   if (p.cp != 1) reject("training.parallelism.cp", "context parallelism is not simulated yet", "set cp: 1");
   if (p.ep != 1 || m.moe) reject("training.parallelism.ep", "mixture-of-experts training is not simulated yet", "use a dense model");
-  if (p.vpp != 1) reject("training.parallelism.vpp", "virtual pipeline stages are not simulated yet", "set vpp: 1");
+  if (m.layers % (p.pp * p.vpp) != 0)
+    reject("training.parallelism.vpp", "pp*vpp = " + str(p.pp * p.vpp) + " does not divide the " + str(m.layers) + " layers",
+           "choose vpp so that every model chunk has the same number of layers");
 }
 
 void check_batch(const TrainingConfig& c) {
@@ -47,6 +49,13 @@ void check_batch(const TrainingConfig& c) {
                " sequences per data-parallel replica", "use a divisor of " + str(per_replica));
   if (c.zero < 0 || c.zero > 3) reject("training.zero", "zero stage must be 0, 1, 2 or 3", "ZeRO stages are 0..3");
   if (c.offload != "none") reject("training.offload", "offload is not simulated yet", "set offload: none");
+  const bool interleaved = c.pipeline_schedule == "interleaved";
+  if (p.vpp > 1 && !interleaved)
+    reject("training.parallelism.vpp", "vpp " + str(p.vpp) + " needs pipeline_schedule: interleaved", "set vpp: 1 or use interleaved");
+  if (interleaved && p.pp > 1 && (per_replica / c.micro_batch) % p.pp != 0)
+    reject("training.global_batch", "the interleaved schedule needs the " + str(per_replica / c.micro_batch) +
+               " micro-batches per replica to be a multiple of pp " + str(p.pp),
+           "use a global batch that gives a multiple of pp micro-batches");
 }
 
 }  // namespace

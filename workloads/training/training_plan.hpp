@@ -20,7 +20,9 @@ class TrainingPlan {
   const TrainingConfig& config() const { return config_; }
   const Parallelism& par() const { return config_.parallelism; }
   int micro_batches() const { return micro_batches_; }      // per pipeline, per iteration
-  int layers_per_stage() const { return model_.layers / config_.parallelism.pp; }
+  int layers_per_stage() const { return model_.layers / config_.parallelism.pp; }  // per pipeline rank
+  int chunks() const { return config_.parallelism.vpp; }                            // model chunks per rank
+  int layers_per_chunk() const { return layers_per_stage() / chunks(); }
   double tokens_per_iteration() const { return double(config_.global_batch) * config_.seq_len; }
 
   std::uint32_t rank(int tp, int cp, int dp, int pp) const;
