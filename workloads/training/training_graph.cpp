@@ -54,6 +54,8 @@ class Lowering {
   std::uint32_t comm(sim::CommKind kind, double bytes, std::vector<std::uint32_t> ranks);
   sim::TaskId emit(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass);
   Pass emit_pass(int stage, const PipelineStep& step);
+  void emit_layer(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass, bool backward);
+  sim::TaskId dp_collective(int stage, sim::StreamId stream, sim::CommKind kind, double bytes, const char* label);
   void emit_p2p(Place from, Place to, bool forward, int micro_batch);
   std::optional<Place> neighbour(Place p, bool forward) const;
   void emit_gradient_sync(int stage);
@@ -68,6 +70,8 @@ class Lowering {
   std::map<std::tuple<bool, int, int, int>, Pass> passes_;       // (forward, stage, chunk, micro-batch)
   std::vector<std::vector<sim::TaskId>> layer_grad_ready_;       // [stage][chunk * layers + layer]
   std::vector<sim::TaskId> last_backward_;                   // [stage]
+  std::vector<sim::TaskId> gather_gate_;                     // [stage]: the task that frees the next gather's buffer
+  std::vector<std::vector<sim::TaskId>> sharded_reductions_; // [stage]: ZeRO-3 per-micro-batch reduce-scatters
 };
 
 std::uint32_t Lowering::comm(sim::CommKind kind, double bytes, std::vector<std::uint32_t> ranks) {
@@ -170,19 +174,59 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
   Pass pass;
   if (step.forward) {
     emit(s.embed_fwd, stage, kForwardTask, pass);
-    for (const auto& layer : s.fwd) emit(layer, stage, kForwardTask, pass);
+    for (const auto& layer : s.fwd) emit_layer(layer, stage, kForwardTask, pass, false);
     emit(s.head_fwd, stage, kForwardTask, pass);
     return pass;
   }
   emit(s.head_bwd, stage, kBackwardTask, pass);
   for (int l = lpc - 1; l >= 0; --l) {
-    emit(s.rec[l], stage, kRecomputeTask, pass);
-    emit(s.bwd[l], stage, kBackwardTask, pass);
+    emit_layer(s.rec[l], stage, kRecomputeTask, pass, false);
+    emit_layer(s.bwd[l], stage, kBackwardTask, pass, true);
     layer_grad_ready_[stage][step.chunk * lpc + l] = pass.last;
   }
   emit(s.embed_bwd, stage, kBackwardTask, pass);
   last_backward_[stage] = pass.last;
   return pass;
+}
+
+// A collective over the stage's data-parallel group on `stream`.
+sim::TaskId Lowering::dp_collective(int stage, sim::StreamId stream, sim::CommKind kind, double bytes, const char* label) {
+  sim::TaskSpec t;
+  t.label = label;
+  t.kind = sim::TaskKind::kCollective;
+  t.stream = stream;
+  t.comm_op = comm(kind, bytes, plan_.dp_group(stage));
+  t.bytes = bytes;
+  t.category = kDataCommTask;
+  return out_.graph.add_task(t);
+}
+
+// A layer's segments; under ZeRO-3 (FSDP) its weights are all-gathered first, the gather of the
+// next layer starting as this one starts (prefetch depth one), and a backward reduce-scatters
+// its gradients right away (Rajbhandari et al., SC'20, Section 5.3: 3 x Psi per step).
+void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass,
+                          bool backward) {
+  const bool sharded = plan_.config().zero >= 3 && plan_.par().dp > 1 && !segs.empty();
+  if (!sharded) {
+    emit(segs, stage, category, pass);
+    return;
+  }
+  const double weight_bytes = plan_.model().layer_parameter_count() / plan_.par().tp * 2;
+  const sim::TaskId gather = dp_collective(stage, out_.stages[stage].dp_gather, sim::CommKind::kAllGather,
+                                           weight_bytes, backward ? "fsdp gather (bwd)" : "fsdp gather (fwd)");
+  if (gather_gate_[stage] != sim::kNone) out_.graph.add_dependency(gather_gate_[stage], gather);
+  Pass layer{sim::kNone, pass.last};  // chained after the pass so far; `first` is the layer's first task
+  emit(segs, stage, category, layer);
+  if (pass.first == sim::kNone) pass.first = layer.first;
+  pass.last = layer.last;
+  out_.graph.add_dependency(gather, layer.first);
+  gather_gate_[stage] = layer.first;  // the next gather overlaps this layer's kernels
+  if (backward) {
+    const sim::TaskId rs = dp_collective(stage, out_.stages[stage].dp_comm, sim::CommKind::kReduceScatter, weight_bytes,
+                                         "fsdp reduce-scatter grads");
+    out_.graph.add_dependency(pass.last, rs);
+    sharded_reductions_[stage].push_back(rs);
+  }
 }
 
 // The next virtual stage in the pass's direction (forward: towards the loss), if any.
@@ -218,6 +262,7 @@ void Lowering::add_stage(int stage) {
   st.tp_comm = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/tp");
   st.dp_comm = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/dp");
   st.p2p = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/p2p");
+  if (plan_.config().zero >= 3) st.dp_gather = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/dp-gather");
   out_.stages.push_back(st);
 }
 
@@ -253,10 +298,13 @@ void Lowering::emit_gradient_sync(int stage) {
   for (int slot = 0; slot < static_cast<int>(layer_grad_ready_[stage].size()); ++slot)
     ready.emplace_back(layer_grad_ready_[stage][slot], slot);
   std::sort(ready.begin(), ready.end());
+  // Under ZeRO-3 each backward already reduce-scattered its layer's gradients.
   for (const auto& [task, slot] : ready) {
+    if (c.zero >= 3) break;
     const int layer = ((slot / lpc) * pp + stage) * lpc + slot % lpc;
     reduce(layer_params, task, "dp grads L" + std::to_string(layer));
   }
+  for (sim::TaskId rs : sharded_reductions_[stage]) reductions.push_back(rs);
   const double outer = stage_params - plan_.layers_per_stage() * layer_params;
   if (outer > 0) reduce(outer, last_backward_[stage], "dp grads embedding/head");
 
@@ -274,7 +322,7 @@ void Lowering::emit_gradient_sync(int stage) {
   const sim::TaskId opt_id = out_.graph.add_task(opt);
   out_.graph.add_dependency(last_backward_[stage], opt_id);
   for (sim::TaskId r : reductions) out_.graph.add_dependency(r, opt_id);
-  if (c.zero >= 1 && dp > 1) {
+  if (c.zero >= 1 && c.zero <= 2 && dp > 1) {  // ZeRO-3 keeps its weights sharded
     sim::TaskSpec t;
     t.label = "dp weights all-gather";
     t.kind = sim::TaskKind::kCollective;
@@ -295,6 +343,8 @@ TrainingGraph Lowering::run() {
   }
   layer_grad_ready_.assign(pp, std::vector<sim::TaskId>(plan_.layers_per_stage(), sim::kNone));
   last_backward_.assign(pp, sim::kNone);
+  gather_gate_.assign(pp, sim::kNone);
+  sharded_reductions_.assign(pp, {});
   for (int s = 0; s < pp; ++s) {
     add_stage(s);
     build_stage_segments(s);

@@ -30,6 +30,7 @@ struct StageStreams {
   sim::StreamId tp_comm = 0;   // tensor-parallel collectives (block the next kernel)
   sim::StreamId dp_comm = 0;   // gradient reduction, overlapped with the backward pass
   sim::StreamId p2p = 0;       // pipeline sends
+  sim::StreamId dp_gather = 0; // ZeRO-3/FSDP weight all-gathers, prefetched one layer ahead
 };
 
 struct TrainingGraph {

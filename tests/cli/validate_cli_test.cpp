@@ -1,0 +1,26 @@
+// `exasim validate` on the published Megatron-LM SC'21 Table 1 runs: the error bound the
+// foundation promises (mean absolute error <= 15%, no case over 30%) must hold.
+#include <doctest/doctest.h>
+
+#include "cli_runner.hpp"
+
+using namespace exasim::testing;
+
+TEST_CASE("validate: Megatron SC'21 Table 1 within 15% mean, 30% worst") {
+  const std::string cases = std::string(EXASIM_SOURCE_DIR) + "/validate/cases/megatron-sc21-table1.yaml";
+  const CliResult r = run_cli("validate '" + cases + "' --max-mape 15 --max-error 30");
+  INFO("output: ", r.output);
+  CHECK(r.status == 0);
+  CHECK(contains(r.output, "10 cases: mean absolute error"));
+  for (const char* id : {"megatron-sc21-t1-1.7B", "megatron-sc21-t1-1008.0B"}) CHECK(contains(r.output, id));
+}
+
+TEST_CASE("validate: a bound that is too tight fails with exit 1, an id prefix selects cases") {
+  const std::string cases = std::string(EXASIM_SOURCE_DIR) + "/validate/cases/megatron-sc21-table1.yaml";
+  CHECK(run_cli("validate '" + cases + "' --max-error 0.0001").status == 1);
+  const CliResult r = run_cli("validate megatron-sc21-t1-1.7B");
+  INFO("output: ", r.output);
+  CHECK(r.status == 0);
+  CHECK(contains(r.output, "1 cases"));
+  check_clean_error(run_cli("validate no-such-case-prefix"));
+}
