@@ -45,7 +45,7 @@ std::string schedule_names() {
 
 TrainingConfig read_training(const Node& n, int cluster_gpus) {
   n.check_keys({"seq_len", "global_batch", "micro_batch", "precision", "parallelism", "pipeline_schedule", "zero",
-                "recompute", "offload", "attention_kernel", "overlap_grad_reduce"});
+                "recompute", "offload", "attention_kernel", "overlap_grad_reduce", "tp_comm_overlap"});
   TrainingConfig c;
   c.seq_len = positive(n.required("seq_len"));
   c.global_batch = positive(n.required("global_batch"));
@@ -75,6 +75,7 @@ TrainingConfig read_training(const Node& n, int cluster_gpus) {
                                                                                   : AttentionKernel::kUnfused;
   }
   if (n.has("overlap_grad_reduce")) c.overlap_grad_reduce = n["overlap_grad_reduce"].as_bool();
+  if (n.has("tp_comm_overlap")) c.tp_comm_overlap = n["tp_comm_overlap"].as_bool();
   return c;
 }
 

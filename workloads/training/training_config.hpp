@@ -33,6 +33,7 @@ struct TrainingConfig {
   // Fused (FlashAttention) or unfused attention (scores materialized, as Megatron-LM before 2022).
   AttentionKernel attention = AttentionKernel::kFlash;
   bool overlap_grad_reduce = true;  // DP gradient reduction overlapped with the backward pass
+  bool tp_comm_overlap = false;     // TP collectives pipelined with their GEMMs (Megatron-Core --tp-comm-overlap)
 };
 
 }  // namespace exasim::workloads

@@ -142,8 +142,14 @@ void Lowering::build_stage_segments(int stage) {
 }
 
 // Emits segments in order on the stage's streams, chained after pass.last.
+// Emits segments in order on the stage's streams, chained after pass.last. With TP
+// communication overlap (Megatron-Core/Transformer Engine userbuffers) a collective runs beside
+// the kernels that produce it, chunk by chunk, and the next kernels wait for both.
 sim::TaskId Lowering::emit(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass) {
   const StageStreams& st = out_.stages[stage];
+  const bool overlap = plan_.config().tp_comm_overlap;
+  sim::TaskId before_compute = sim::kNone;  // what the latest compute segment waited for
+  sim::TaskId last_compute = sim::kNone;
   for (const Segment& s : segs) {
     sim::TaskSpec t;
     t.label = s.label;
@@ -161,7 +167,16 @@ sim::TaskId Lowering::emit(const std::vector<Segment>& segs, int stage, std::uin
       t.category = category;
     }
     const sim::TaskId id = out_.graph.add_task(t);
-    if (pass.last != sim::kNone) out_.graph.add_dependency(pass.last, id);
+    const bool beside = overlap && s.is_comm && pass.last == last_compute && last_compute != sim::kNone;
+    const sim::TaskId after = beside ? before_compute : pass.last;
+    if (after != sim::kNone) out_.graph.add_dependency(after, id);
+    if (!s.is_comm) {
+      // A kernel after an overlapped collective also waits for the kernels the collective ran beside.
+      if (pass.last != sim::kNone && out_.graph.task(pass.last).kind == sim::TaskKind::kCollective && last_compute != sim::kNone)
+        out_.graph.add_dependency(last_compute, id);
+      before_compute = pass.last;
+      last_compute = id;
+    }
     if (pass.first == sim::kNone) pass.first = id;
     pass.last = id;
   }
@@ -355,6 +370,11 @@ TrainingGraph Lowering::run() {
     orders.push_back(schedule->order(s, pp, plan_.micro_batches(), plan_.chunks()));
     for (const PipelineStep& step : orders[s])
       passes_[{step.forward, s, step.chunk, step.micro_batch}] = emit_pass(s, step);
+  }
+  // A backward needs its own forward to have finished, collectives included (the loss all-reduce).
+  for (const auto& [key, pass] : passes_) {
+    const auto& [forward, stage, chunk, micro_batch] = key;
+    if (!forward) out_.graph.add_dependency(passes_.at({true, stage, chunk, micro_batch}).last, pass.first);
   }
   for (int s = 0; s < pp; ++s) {
     for (const PipelineStep& step : orders[s]) {

@@ -1,0 +1,51 @@
+// Tensor-parallel communication: without overlap every collective sits on the critical path,
+// so one TP group's iteration is its kernels plus its collectives; with overlap each collective
+// runs beside the kernels that produce it and the iteration approaches max(kernels, collectives).
+#include <doctest/doctest.h>
+
+#include "training_fixture.hpp"
+#include "workloads/training/training_simulation.hpp"
+
+using namespace exasim;
+using namespace exasim::workloads;
+
+namespace {
+
+struct Times {
+  double iteration = 0, kernels = 0, collectives = 0;
+};
+
+Times run(bool overlap) {
+  const ModelSpec model = testing::gpt(8, 8192, 64);
+  TrainingConfig cfg = testing::config(8, 1, 1, 4);
+  cfg.parallelism.sequence_parallel = true;
+  cfg.tp_comm_overlap = overlap;
+  const hw::Catalog cat = testing::catalog();
+  topologies::Cluster cluster;
+  cluster.gpu = cat.gpu(std::string("A100-SXM4-80GB"));
+  cluster.gpus_per_node = 8;
+  cluster.nodes = 1;
+  cluster.intra = cat.fabric(config::load_string("nvswitch-a100", "test"));
+  const TrainingPlan plan(model, cfg, 8, 8);
+  const TrainingResult r = simulate_training({plan, cluster, models::KernelParams::defaults_for(cluster.gpu), {}, {}});
+  Times t;
+  t.iteration = r.iteration_time_s;
+  for (sim::TaskId id = 0; id < r.graph->graph.task_count(); ++id) {
+    const auto& task = r.graph->graph.task(id);
+    const double d = (*r.timeline)[id].end - (*r.timeline)[id].start;
+    (task.kind == sim::TaskKind::kCompute ? t.kernels : t.collectives) += d;
+  }
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("TP collectives add up without overlap and hide behind kernels with it") {
+  const Times serial = run(false);
+  const Times overlapped = run(true);
+  // One stage, one replica: nothing else runs, so the serial iteration is the plain sum.
+  CHECK(serial.iteration == doctest::Approx(serial.kernels + serial.collectives).epsilon(1e-6));
+  CHECK(overlapped.kernels == doctest::Approx(serial.kernels));
+  CHECK(overlapped.iteration < serial.iteration - 0.5 * serial.collectives);
+  CHECK(overlapped.iteration >= std::max(overlapped.kernels, overlapped.collectives) * (1 - 1e-9));
+}
