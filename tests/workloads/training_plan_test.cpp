@@ -45,3 +45,31 @@ TEST_CASE("micro-batches and rank layout follow Megatron's order") {
   CHECK(plan.tp_group(2) == std::vector<std::uint32_t>{16, 17});
   CHECK(plan.dp_group(1) == std::vector<std::uint32_t>{8, 10, 12, 14});
 }
+
+TEST_CASE("uneven pipeline split: lighter first and last stages, as Llama 3 405B") {
+  const ModelSpec m = testing::gpt(126, 2048, 16);
+  TrainingConfig c = testing::config(1, 16, 1, 16);
+  CHECK(rejection(m, c, 16).find("pp 16 does not divide the 126 layers") != std::string::npos);
+  c.first_stage_layers = 7;
+  c.last_stage_layers = 7;
+  const TrainingPlan plan(m, c, 16, 8);
+  CHECK(plan.layers_on_stage(0) == 7);
+  CHECK(plan.layers_on_stage(1) == 8);
+  CHECK(plan.layers_on_stage(15) == 7);
+  CHECK(plan.first_layer(15, 0) == 119);
+  int total = 0;
+  for (int s = 0; s < 16; ++s) total += plan.layers_on_stage(s);
+  CHECK(total == 126);
+  // With two chunks per rank: 32 virtual stages, 3 + 30 x 4 + 3 layers.
+  c.parallelism.vpp = 2;
+  c.pipeline_schedule = "interleaved";
+  c.first_stage_layers = 3;
+  c.last_stage_layers = 3;
+  const TrainingPlan interleaved(m, c, 16, 8);
+  CHECK(interleaved.layers_in(0, 0) == 3);
+  CHECK(interleaved.layers_in(0, 1) == 4);
+  CHECK(interleaved.layers_in(15, 1) == 3);
+  CHECK(interleaved.first_layer(0, 1) == 3 + 15 * 4);
+  c.first_stage_layers = 4;
+  CHECK(rejection(m, c, 16).find("training.first_stage_layers") == 0);
+}

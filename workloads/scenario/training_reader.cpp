@@ -45,7 +45,8 @@ std::string schedule_names() {
 
 TrainingConfig read_training(const Node& n, int cluster_gpus) {
   n.check_keys({"seq_len", "global_batch", "micro_batch", "precision", "parallelism", "pipeline_schedule", "zero",
-                "recompute", "offload", "attention_kernel", "overlap_grad_reduce", "tp_comm_overlap"});
+                "recompute", "offload", "attention_kernel", "overlap_grad_reduce", "tp_comm_overlap",
+                "first_stage_layers", "last_stage_layers"});
   TrainingConfig c;
   c.seq_len = positive(n.required("seq_len"));
   c.global_batch = positive(n.required("global_batch"));
@@ -76,6 +77,10 @@ TrainingConfig read_training(const Node& n, int cluster_gpus) {
   }
   if (n.has("overlap_grad_reduce")) c.overlap_grad_reduce = n["overlap_grad_reduce"].as_bool();
   if (n.has("tp_comm_overlap")) c.tp_comm_overlap = n["tp_comm_overlap"].as_bool();
+  if (n.has("first_stage_layers")) c.first_stage_layers = positive(n["first_stage_layers"]);
+  if (n.has("last_stage_layers")) c.last_stage_layers = positive(n["last_stage_layers"]);
+  if ((c.first_stage_layers > 0) != (c.last_stage_layers > 0))
+    n.fail("give both first_stage_layers and last_stage_layers, or neither", "an uneven split sets the first and last virtual stage");
   return c;
 }
 

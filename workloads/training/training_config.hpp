@@ -27,6 +27,8 @@ struct TrainingConfig {
   DType precision = DType::kBf16;
   Parallelism parallelism;
   std::string pipeline_schedule = "1f1b";
+  int first_stage_layers = 0;  // uneven pipeline split: layers of the first / last virtual stage
+  int last_stage_layers = 0;   // (0 and 0 = even split)
   int zero = 0;  // 0..3
   models::Recompute recompute = models::Recompute::kNone;
   std::string offload = "none";

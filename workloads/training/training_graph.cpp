@@ -68,7 +68,7 @@ class Lowering {
   std::map<std::tuple<int, double, std::vector<std::uint32_t>>, std::uint32_t> comm_index_;
   std::vector<std::vector<ChunkSegments>> seg_;                  // [stage][chunk]
   std::map<std::tuple<bool, int, int, int>, Pass> passes_;       // (forward, stage, chunk, micro-batch)
-  std::vector<std::vector<sim::TaskId>> layer_grad_ready_;       // [stage][chunk * layers + layer]
+  std::vector<std::map<int, sim::TaskId>> layer_grad_ready_;     // [stage]: layer -> its last backward task
   std::vector<sim::TaskId> last_backward_;                   // [stage]
   std::vector<sim::TaskId> gather_gate_;                     // [stage]: the task that frees the next gather's buffer
   std::vector<std::vector<sim::TaskId>> sharded_reductions_; // [stage]: ZeRO-3 per-micro-batch reduce-scatters
@@ -117,12 +117,12 @@ std::vector<Segment> Lowering::segments(const std::vector<Op>& ops, const std::s
 
 void Lowering::build_stage_segments(int stage) {
   const LayerDims d = LayerDims::from(plan_.model(), plan_.config());
-  const int pp = plan_.par().pp, lpc = plan_.layers_per_chunk();
+  const int pp = plan_.par().pp;
   std::vector<ChunkSegments> chunks;
   for (int c = 0; c < plan_.chunks(); ++c) {
     ChunkSegments s;
-    const int first_layer = (c * pp + stage) * lpc;
-    for (int l = 0; l < lpc; ++l) {
+    const int first_layer = plan_.first_layer(stage, c);
+    for (int l = 0; l < plan_.layers_in(stage, c); ++l) {
       const std::string tag = "L" + std::to_string(first_layer + l);
       s.fwd.push_back(segments(layer_forward(d), "fwd " + tag, stage));
       s.bwd.push_back(segments(layer_backward(d), "bwd " + tag, stage));
@@ -185,7 +185,7 @@ sim::TaskId Lowering::emit(const std::vector<Segment>& segs, int stage, std::uin
 
 Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
   const ChunkSegments& s = seg_[stage][step.chunk];
-  const int lpc = plan_.layers_per_chunk();
+  const int layers = plan_.layers_in(stage, step.chunk), first_layer = plan_.first_layer(stage, step.chunk);
   Pass pass;
   if (step.forward) {
     emit(s.embed_fwd, stage, kForwardTask, pass);
@@ -194,10 +194,10 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
     return pass;
   }
   emit(s.head_bwd, stage, kBackwardTask, pass);
-  for (int l = lpc - 1; l >= 0; --l) {
+  for (int l = layers - 1; l >= 0; --l) {
     emit_layer(s.rec[l], stage, kRecomputeTask, pass, false);
     emit_layer(s.bwd[l], stage, kBackwardTask, pass, true);
-    layer_grad_ready_[stage][step.chunk * lpc + l] = pass.last;
+    layer_grad_ready_[stage][first_layer + l] = pass.last;
   }
   emit(s.embed_bwd, stage, kBackwardTask, pass);
   last_backward_[stage] = pass.last;
@@ -308,19 +308,16 @@ void Lowering::emit_gradient_sync(int stage) {
   };
   // One bucket per layer, queued in the order their gradients become final (task ids follow
   // the compute stream's program order), so no bucket waits behind a later one.
-  const int pp = plan_.par().pp, lpc = plan_.layers_per_chunk();
-  std::vector<std::pair<sim::TaskId, int>> ready;  // (task, slot = chunk * lpc + layer)
-  for (int slot = 0; slot < static_cast<int>(layer_grad_ready_[stage].size()); ++slot)
-    ready.emplace_back(layer_grad_ready_[stage][slot], slot);
+  std::vector<std::pair<sim::TaskId, int>> ready;  // (task, layer)
+  for (const auto& [layer, task] : layer_grad_ready_[stage]) ready.emplace_back(task, layer);
   std::sort(ready.begin(), ready.end());
   // Under ZeRO-3 each backward already reduce-scattered its layer's gradients.
-  for (const auto& [task, slot] : ready) {
+  for (const auto& [task, layer] : ready) {
     if (c.zero >= 3) break;
-    const int layer = ((slot / lpc) * pp + stage) * lpc + slot % lpc;
     reduce(layer_params, task, "dp grads L" + std::to_string(layer));
   }
   for (sim::TaskId rs : sharded_reductions_[stage]) reductions.push_back(rs);
-  const double outer = stage_params - plan_.layers_per_stage() * layer_params;
+  const double outer = stage_params - plan_.layers_on_stage(stage) * layer_params;
   if (outer > 0) reduce(outer, last_backward_[stage], "dp grads embedding/head");
 
   // Adam with fp32 master weights: read grad, master, m, v (4 x 4 B), write master, m, v and
@@ -356,7 +353,7 @@ TrainingGraph Lowering::run() {
     throw PlanError("pipeline schedule \"" + plan_.config().pipeline_schedule + "\" is not simulated yet",
                     {"", 0, "training.pipeline_schedule"}, "use gpipe, 1f1b or interleaved");
   }
-  layer_grad_ready_.assign(pp, std::vector<sim::TaskId>(plan_.layers_per_stage(), sim::kNone));
+  layer_grad_ready_.assign(pp, {});
   last_backward_.assign(pp, sim::kNone);
   gather_gate_.assign(pp, sim::kNone);
   sharded_reductions_.assign(pp, {});

@@ -47,7 +47,7 @@ double layer_activation_bytes(const TrainingPlan& plan) {
 double stage_parameter_count(const TrainingPlan& plan, int stage) {
   const ModelSpec& m = plan.model();
   const int tp = plan.par().tp, pp = plan.par().pp;
-  double params = plan.layers_per_stage() * m.layer_parameter_count() / tp;
+  double params = plan.layers_on_stage(stage) * m.layer_parameter_count() / tp;
   if (stage == 0) params += m.embedding_parameter_count() / tp;
   if (stage == pp - 1) {
     params += m.head_parameter_count() / tp;
@@ -80,7 +80,9 @@ MemoryReport training_memory(const TrainingPlan& plan) {
     mem.gradients = states.gradients;
     mem.optimizer = states.optimizer;
     mem.in_flight = in_flight_micro_batches(plan, s);
-    mem.activations = act_layer * plan.layers_per_chunk() * in_flight_chunks(plan, s);
+    int widest_chunk = 0;  // chunks may differ under an uneven split: bound by the widest
+    for (int k = 0; k < plan.chunks(); ++k) widest_chunk = std::max(widest_chunk, plan.layers_in(s, k));
+    mem.activations = act_layer * widest_chunk * in_flight_chunks(plan, s);
     if (s == plan.par().pp - 1) mem.activations += head_activation_bytes(plan);
     r.stages.push_back(mem);
     if (mem.total() > r.stages[r.peak_stage].total()) r.peak_stage = s;

@@ -21,9 +21,15 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
            "choose tp among the divisors of " + str(m.heads));
   if (m.ffn % p.tp != 0)
     reject("training.parallelism.tp", "tp " + str(p.tp) + " does not divide ffn " + str(m.ffn), "choose another tp");
-  if (m.layers % p.pp != 0)
-    reject("training.parallelism.pp", "pp " + str(p.pp) + " does not divide the " + str(m.layers) + " layers",
-           "choose pp among the divisors of " + str(m.layers));
+  const int uneven = c.first_stage_layers + c.last_stage_layers;
+  if (uneven == 0 && m.layers % (p.pp * p.vpp) != 0)
+    reject(p.vpp > 1 ? "training.parallelism.vpp" : "training.parallelism.pp",
+           (p.vpp > 1 ? "pp*vpp = " + str(p.pp * p.vpp) : "pp " + str(p.pp)) + " does not divide the " + str(m.layers) + " layers",
+           "choose pp among the divisors of " + str(m.layers) + ", or give first_stage_layers and last_stage_layers");
+  const int middle = p.pp * p.vpp - 2;
+  if (uneven > 0 && (middle <= 0 || (m.layers - uneven) <= 0 || (m.layers - uneven) % middle != 0))
+    reject("training.first_stage_layers", "the " + str(m.layers - uneven) + " layers left after the first and last stage do not split evenly over the " +
+               str(std::max(middle, 0)) + " middle virtual stages", "adjust first_stage_layers / last_stage_layers");
   if (p.gpus() != cluster_gpus)
     reject("training.parallelism", "tp*pp*dp*cp = " + str(p.tp) + "*" + str(p.pp) + "*" + str(p.dp) + "*" + str(p.cp) +
                " = " + str(p.gpus()) + " GPUs, but the cluster has " + str(cluster_gpus),
@@ -33,9 +39,6 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
            "keep tensor parallelism inside the node fabric");
   if (p.cp != 1) reject("training.parallelism.cp", "context parallelism is not simulated yet", "set cp: 1");
   if (p.ep != 1 || m.moe) reject("training.parallelism.ep", "mixture-of-experts training is not simulated yet", "use a dense model");
-  if (m.layers % (p.pp * p.vpp) != 0)
-    reject("training.parallelism.vpp", "pp*vpp = " + str(p.pp * p.vpp) + " does not divide the " + str(m.layers) + " layers",
-           "choose vpp so that every model chunk has the same number of layers");
 }
 
 void check_batch(const TrainingConfig& c) {
@@ -65,6 +68,28 @@ TrainingPlan::TrainingPlan(ModelSpec model, TrainingConfig config, int cluster_g
   check_parallelism(model_, config_, cluster_gpus, gpus_per_node);
   check_batch(config_);
   micro_batches_ = config_.global_batch / config_.parallelism.dp / config_.micro_batch;
+  split_layers();
+}
+
+void TrainingPlan::split_layers() {
+  const Parallelism& p = config_.parallelism;
+  const int stages = p.pp * p.vpp;
+  const int first = config_.first_stage_layers, last = config_.last_stage_layers;
+  virtual_layers_.assign(stages, model_.layers / stages);
+  if (first + last > 0) {
+    const int middle = (model_.layers - first - last) / (stages - 2);
+    virtual_layers_.assign(stages, middle);
+    virtual_layers_.front() = first;
+    virtual_layers_.back() = last;
+  }
+  virtual_first_.assign(stages, 0);
+  for (int v = 1; v < stages; ++v) virtual_first_[v] = virtual_first_[v - 1] + virtual_layers_[v - 1];
+}
+
+int TrainingPlan::layers_on_stage(int stage) const {
+  int n = 0;
+  for (int c = 0; c < chunks(); ++c) n += layers_in(stage, c);
+  return n;
 }
 
 std::uint32_t TrainingPlan::rank(int tp, int cp, int dp, int pp) const {

@@ -20,9 +20,15 @@ class TrainingPlan {
   const TrainingConfig& config() const { return config_; }
   const Parallelism& par() const { return config_.parallelism; }
   int micro_batches() const { return micro_batches_; }      // per pipeline, per iteration
-  int layers_per_stage() const { return model_.layers / config_.parallelism.pp; }  // per pipeline rank
-  int chunks() const { return config_.parallelism.vpp; }                            // model chunks per rank
-  int layers_per_chunk() const { return layers_per_stage() / chunks(); }
+  int chunks() const { return config_.parallelism.vpp; }  // model chunks per pipeline rank
+  // Layers of model chunk `chunk` on pipeline rank `stage` (virtual stage chunk * pp + stage), the
+  // index of its first layer, and all layers a rank holds. Splits are even unless the training
+  // config gives first_stage_layers / last_stage_layers (Megatron-Core's uneven split, used by
+  // Llama 3 405B: 126 layers on 16 stages, 7 on the first and last).
+  int layers_in(int stage, int chunk) const { return virtual_layers_[virtual_stage(stage, chunk)]; }
+  int first_layer(int stage, int chunk) const { return virtual_first_[virtual_stage(stage, chunk)]; }
+  int layers_on_stage(int stage) const;
+  int layers_per_stage() const { return layers_on_stage(0); }  // of an even split
   double tokens_per_iteration() const { return double(config_.global_batch) * config_.seq_len; }
 
   std::uint32_t rank(int tp, int cp, int dp, int pp) const;
@@ -30,9 +36,13 @@ class TrainingPlan {
   std::vector<std::uint32_t> dp_group(int stage) const;  // of tp = 0, cp = 0
 
  private:
+  int virtual_stage(int stage, int chunk) const { return chunk * config_.parallelism.pp + stage; }
+  void split_layers();
+
   ModelSpec model_;
   TrainingConfig config_;
   int micro_batches_ = 0;
+  std::vector<int> virtual_layers_, virtual_first_;  // per virtual stage
 };
 
 }  // namespace exasim::workloads
