@@ -18,6 +18,7 @@ namespace {
 
 struct Run {
   double iteration = 0, bubble = 0, forward = 0, backward = 0, optimizer = 0;
+  double weight = 0;  // of `backward`, the weight-gradient part (per micro-batch)
 };
 
 Run simulate(const std::string& schedule, int pp, int m, int vpp = 1) {
@@ -40,6 +41,7 @@ Run simulate(const std::string& schedule, int pp, int m, int vpp = 1) {
     const auto& t = r.graph->graph.task(id);
     if (t.category == kForwardTask) out.forward += t.duration / m;
     if (t.category == kBackwardTask || t.category == kRecomputeTask) out.backward += t.duration / m;
+    if (r.graph->graph.label(t.label).starts_with("wgrad")) out.weight += t.duration / m;
   }
   return out;
 }
@@ -115,5 +117,20 @@ TEST_CASE("interleaved order visits every chunk of every micro-batch once each w
     int warmup = 0;
     while (order[warmup].forward) ++warmup;
     CHECK(warmup == (4 - stage - 1) * 2 + (2 - 1) * 4 + 1);  // + the first steady-state forward
+  }
+}
+
+TEST_CASE("zero-bubble ZB-H1 shrinks the bubble to (p - 1)(T_F + T_B - T_W)") {
+  // Qi et al., ICLR'24, Table 1: 1F1B idles (p - 1)(T_F + T_B + T_W), ZB-H1 (p - 1)(T_F + T_B - T_W),
+  // with T_B the input-gradient part of the backward pass and the same peak memory.
+  for (auto [p, m] : {std::pair{4, 8}, std::pair{4, 16}, std::pair{8, 16}}) {
+    CAPTURE(p);
+    CAPTURE(m);
+    const Run zb = simulate("zero-bubble", p, m);
+    const Run ofob = simulate("1f1b", p, m);
+    REQUIRE(zb.weight > 0);
+    const double t_f = zb.forward, t_w = zb.weight, t_b = zb.backward - t_w;
+    CHECK(zb.iteration < ofob.iteration);
+    CHECK(zb.bubble == doctest::Approx((p - 1) * (t_f + t_b - t_w)).epsilon(0.05));
   }
 }

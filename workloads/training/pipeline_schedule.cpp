@@ -57,13 +57,31 @@ std::vector<PipelineStep> interleaved(int stage, int stages, int m, int chunks) 
   return steps;
 }
 
+// ZB-H1 (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR'24, Section 3): 1F1B whose
+// backward passes propagate input gradients only (B) and send them on at once; each weight-
+// gradient pass (W) follows its B on the same rank. The backward cascade through the stages
+// then costs T_B per stage instead of T_B + T_W, and the bubble shrinks from
+// (p - 1)(T_F + T_B + T_W) to (p - 1)(T_F + T_B - T_W) at 1F1B's activation memory.
+std::vector<PipelineStep> zero_bubble_h1(int stage, int stages, int m, int /*chunks*/) {
+  const int warmup = std::min(stages - stage - 1, m);
+  std::vector<PipelineStep> steps;
+  for (int f = 0; f < warmup; ++f) steps.push_back({true, f});
+  for (int b = 0; b < m; ++b) {
+    if (warmup + b < m) steps.push_back({true, warmup + b});
+    steps.push_back({false, b});
+    steps.push_back({false, b, 0, true});
+  }
+  return steps;
+}
+
 }  // namespace
 
 const std::vector<ScheduleInfo>& pipeline_schedules() {
   static const std::vector<ScheduleInfo> table = {
-      {"gpipe", "all forwards, then all backwards (GPipe); holds every micro-batch's activations", false, gpipe},
-      {"1f1b", "one forward, one backward after a warm-up (PipeDream-Flush, Megatron default)", false, one_f_one_b},
-      {"interleaved", "1F1B over vpp model chunks per rank (Megatron interleaved); bubble / vpp", true, interleaved},
+      {"gpipe", "all forwards, then all backwards (GPipe); holds every micro-batch's activations", false, false, gpipe},
+      {"1f1b", "one forward, one backward after a warm-up (PipeDream-Flush, Megatron default)", false, false, one_f_one_b},
+      {"interleaved", "1F1B over vpp model chunks per rank (Megatron interleaved); bubble / vpp", true, false, interleaved},
+      {"zero-bubble", "ZB-H1: 1F1B with weight gradients split off the backward pass (Qi et al.)", false, true, zero_bubble_h1},
   };
   return table;
 }

@@ -10,12 +10,14 @@ struct PipelineStep {
   bool forward = true;
   int micro_batch = 0;
   int chunk = 0;  // model chunk (virtual stage) on this pipeline rank; 0 without interleaving
+  bool weight = false;  // a weight-gradient pass (forward == false): zero-bubble schedules split it off
 };
 
 struct ScheduleInfo {
   std::string name;
   std::string help;
-  bool interleaved = false;  // runs several model chunks (virtual stages) per pipeline rank
+  bool interleaved = false;        // runs several model chunks (virtual stages) per pipeline rank
+  bool splits_weight_grad = false; // backward passes compute input gradients only; weight passes follow
   // The steps of pipeline rank `stage` of `stages`, with `chunks` model chunks per rank.
   std::vector<PipelineStep> (*order)(int stage, int stages, int micro_batches, int chunks);
 };

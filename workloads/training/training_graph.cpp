@@ -1,6 +1,7 @@
 #include "workloads/training/training_graph.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -40,6 +41,7 @@ class Lowering {
   // The segments of one model chunk (all of a rank's layers without interleaving).
   struct ChunkSegments {
     std::vector<std::vector<Segment>> fwd, bwd, rec;  // per layer of the chunk
+    std::vector<std::vector<Segment>> wgt;            // weight gradients, when the schedule splits them off
     std::vector<Segment> embed_fwd, embed_bwd, head_fwd, head_bwd;
   };
   // A pipeline position: rank and model chunk. Virtual stage = chunk * pp + rank.
@@ -69,7 +71,8 @@ class Lowering {
   std::vector<std::vector<ChunkSegments>> seg_;                  // [stage][chunk]
   std::map<std::tuple<bool, int, int, int>, Pass> passes_;       // (forward, stage, chunk, micro-batch)
   std::vector<std::map<int, sim::TaskId>> layer_grad_ready_;     // [stage]: layer -> its last backward task
-  std::vector<sim::TaskId> last_backward_;                   // [stage]
+  std::vector<sim::TaskId> last_backward_;                   // [stage]: its last gradient task
+  bool split_weight_ = false;                                // weight gradients in passes of their own
   std::vector<sim::TaskId> gather_gate_;                     // [stage]: the task that frees the next gather's buffer
   std::vector<std::vector<sim::TaskId>> sharded_reductions_; // [stage]: ZeRO-3 per-micro-batch reduce-scatters
 };
@@ -125,7 +128,14 @@ void Lowering::build_stage_segments(int stage) {
     for (int l = 0; l < plan_.layers_in(stage, c); ++l) {
       const std::string tag = "L" + std::to_string(first_layer + l);
       s.fwd.push_back(segments(layer_forward(d), "fwd " + tag, stage));
-      s.bwd.push_back(segments(layer_backward(d), "bwd " + tag, stage));
+      std::vector<Op> backward = layer_backward(d), weight;
+      if (split_weight_) {  // input-gradient pass now, weight-gradient pass later
+        auto is_w = [](const Op& op) { return op.weight_grad; };
+        std::copy_if(backward.begin(), backward.end(), std::back_inserter(weight), is_w);
+        backward.erase(std::remove_if(backward.begin(), backward.end(), is_w), backward.end());
+      }
+      s.bwd.push_back(segments(backward, "bwd " + tag, stage));
+      s.wgt.push_back(segments(weight, "wgrad " + tag, stage));
       s.rec.push_back(segments(layer_recompute(d, plan_.config().recompute), "recompute " + tag, stage));
     }
     if (stage == 0 && c == 0) {
@@ -187,6 +197,14 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
   const ChunkSegments& s = seg_[stage][step.chunk];
   const int layers = plan_.layers_in(stage, step.chunk), first_layer = plan_.first_layer(stage, step.chunk);
   Pass pass;
+  if (step.weight) {  // the deferred weight gradients; a layer's gradient is final after them
+    for (int l = layers - 1; l >= 0; --l) {
+      emit(s.wgt[l], stage, kBackwardTask, pass);
+      layer_grad_ready_[stage][first_layer + l] = pass.last;
+    }
+    last_backward_[stage] = pass.last;
+    return pass;
+  }
   if (step.forward) {
     emit(s.embed_fwd, stage, kForwardTask, pass);
     for (const auto& layer : s.fwd) emit_layer(layer, stage, kForwardTask, pass, false);
@@ -197,7 +215,7 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
   for (int l = layers - 1; l >= 0; --l) {
     emit_layer(s.rec[l], stage, kRecomputeTask, pass, false);
     emit_layer(s.bwd[l], stage, kBackwardTask, pass, true);
-    layer_grad_ready_[stage][first_layer + l] = pass.last;
+    if (!split_weight_) layer_grad_ready_[stage][first_layer + l] = pass.last;
   }
   emit(s.embed_bwd, stage, kBackwardTask, pass);
   last_backward_[stage] = pass.last;
@@ -351,7 +369,12 @@ TrainingGraph Lowering::run() {
   const ScheduleInfo* schedule = find_pipeline_schedule(plan_.config().pipeline_schedule);
   if (!schedule) {
     throw PlanError("pipeline schedule \"" + plan_.config().pipeline_schedule + "\" is not simulated yet",
-                    {"", 0, "training.pipeline_schedule"}, "use gpipe, 1f1b or interleaved");
+                    {"", 0, "training.pipeline_schedule"}, "use gpipe, 1f1b, interleaved or zero-bubble");
+  }
+  split_weight_ = schedule->splits_weight_grad;
+  if (split_weight_ && plan_.config().zero >= 3) {
+    throw PlanError("the zero-bubble schedule with ZeRO-3 is not simulated yet", {"", 0, "training.zero"},
+                    "use zero: 0..2 with zero-bubble, or 1f1b with ZeRO-3");
   }
   layer_grad_ready_.assign(pp, {});
   last_backward_.assign(pp, sim::kNone);
@@ -365,8 +388,14 @@ TrainingGraph Lowering::run() {
   std::vector<std::vector<PipelineStep>> orders;
   for (int s = 0; s < pp; ++s) {
     orders.push_back(schedule->order(s, pp, plan_.micro_batches(), plan_.chunks()));
-    for (const PipelineStep& step : orders[s])
-      passes_[{step.forward, s, step.chunk, step.micro_batch}] = emit_pass(s, step);
+    for (const PipelineStep& step : orders[s]) {
+      const Pass pass = emit_pass(s, step);
+      if (!step.weight) {
+        passes_[{step.forward, s, step.chunk, step.micro_batch}] = pass;
+      } else if (pass.first != sim::kNone) {  // after its own input-gradient pass
+        out_.graph.add_dependency(passes_.at({false, s, step.chunk, step.micro_batch}).last, pass.first);
+      }
+    }
   }
   // A backward needs its own forward to have finished, collectives included (the loss all-reduce).
   for (const auto& [key, pass] : passes_) {
@@ -375,6 +404,7 @@ TrainingGraph Lowering::run() {
   }
   for (int s = 0; s < pp; ++s) {
     for (const PipelineStep& step : orders[s]) {
+      if (step.weight) continue;  // weight gradients stay on their stage
       const Place here{s, step.chunk};
       if (auto next = neighbour(here, step.forward)) emit_p2p(here, *next, step.forward, step.micro_batch);
     }

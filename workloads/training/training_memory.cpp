@@ -14,6 +14,7 @@ int in_flight_chunks(const TrainingPlan& plan, int stage) {
   if (!s) return plan.micro_batches() * plan.chunks();
   int outstanding = 0, peak = 0;
   for (const PipelineStep& step : s->order(stage, plan.par().pp, plan.micro_batches(), plan.chunks())) {
+    if (step.weight) continue;  // ZB-H1 frees as 1F1B does at the input-gradient pass (Qi et al.)
     outstanding += step.forward ? 1 : -1;
     peak = std::max(peak, outstanding);
   }

@@ -16,6 +16,13 @@ Op gemm(std::string_view name, double m, double n, double k, double e, double ba
   return op;
 }
 
+// dW = X^T dY: the gradient of a weight, needed only by the optimizer.
+Op weight_gradient(std::string_view name, double m, double n, double k, double e) {
+  Op op = gemm(name, m, n, k, e);
+  op.weight_grad = true;
+  return op;
+}
+
 Op memory(std::string_view name, double bytes, double flops = 0) {
   Op op;
   op.name = name;
@@ -74,12 +81,12 @@ void attention_core_backward(std::vector<Op>& ops, const LayerDims& d) {
     return;
   }
   const double scores = b * a * s * s;
-  ops.push_back(gemm("attn.av_dgrad", s, s, hd, e, b * a));
-  ops.push_back(gemm("attn.av_wgrad", s, hd, s, e, b * a));
+  ops.push_back(gemm("attn.av_dprobs", s, s, hd, e, b * a));
+  ops.push_back(gemm("attn.av_dv", s, hd, s, e, b * a));
   ops.push_back(memory("attn.dropout_bwd", scores * (2 * e + 1)));
   ops.push_back(memory("attn.softmax_bwd", 3 * scores * e, 3 * scores));
-  ops.push_back(gemm("attn.qk_dgrad", s, hd, s, e, b * a));
-  ops.push_back(gemm("attn.qk_wgrad", s, hd, s, e, b * a));
+  ops.push_back(gemm("attn.qk_dq", s, hd, s, e, b * a));
+  ops.push_back(gemm("attn.qk_dk", s, hd, s, e, b * a));
 }
 
 }  // namespace
@@ -138,20 +145,20 @@ std::vector<Op> layer_backward(const LayerDims& d) {
   ops.push_back(memory("dropout_add2_bwd", Tr * h * (2 * e + 1)));
   if (d.sp) tp_comm(ops, "tp.allgather_mlp_bwd", sim::CommKind::kAllGather, T * h * e, d.tp);
   ops.push_back(gemm("mlp.down_dgrad", T, d.ffn, h, e));
-  ops.push_back(gemm("mlp.down_wgrad", h, d.ffn, T, e));
+  ops.push_back(weight_gradient("mlp.down_wgrad", h, d.ffn, T, e));
   ops.push_back(memory("mlp.act_bwd", (d.gated ? 5 : 3) * T * d.ffn * e, 10 * T * d.ffn));
   ops.push_back(gemm("mlp.up_dgrad", T, h, up, e));
-  ops.push_back(gemm("mlp.up_wgrad", up, h, T, e));
+  ops.push_back(weight_gradient("mlp.up_wgrad", up, h, T, e));
   tp_comm(ops, d.sp ? "tp.reducescatter_mlp_bwd" : "tp.allreduce_mlp_bwd", block_exit(d), T * h * e, d.tp);
   ops.push_back(memory("ln2_bwd", 4 * Tr * h * e, 8 * Tr * h));
   ops.push_back(memory("dropout_add1_bwd", Tr * h * (2 * e + 1)));
   if (d.sp) tp_comm(ops, "tp.allgather_attn_bwd", sim::CommKind::kAllGather, T * h * e, d.tp);
   ops.push_back(gemm("attn.out_dgrad", T, ctx, h, e));
-  ops.push_back(gemm("attn.out_wgrad", ctx, h, T, e));
+  ops.push_back(weight_gradient("attn.out_wgrad", ctx, h, T, e));
   attention_core_backward(ops, d);
   if (d.rope) ops.push_back(memory("rope_bwd", 2 * T * (d.heads + d.kv_heads) * d.head_dim * e));
   ops.push_back(gemm("qkv_dgrad", T, h, qkv, e));
-  ops.push_back(gemm("qkv_wgrad", qkv, h, T, e));
+  ops.push_back(weight_gradient("qkv_wgrad", qkv, h, T, e));
   tp_comm(ops, d.sp ? "tp.reducescatter_attn_bwd" : "tp.allreduce_attn_bwd", block_exit(d), T * h * e, d.tp);
   ops.push_back(memory("ln1_bwd", 4 * Tr * h * e, 8 * Tr * h));
   return ops;
@@ -200,7 +207,7 @@ std::vector<Op> head_backward(const LayerDims& d) {
   std::vector<Op> ops;
   ops.push_back(memory("cross_entropy_bwd", T * d.vocab * (4 + e), 2 * T * d.vocab));
   ops.push_back(gemm("logits_dgrad", T, h, d.vocab, e));
-  ops.push_back(gemm("logits_wgrad", d.vocab, h, T, e));
+  ops.push_back(weight_gradient("logits_wgrad", d.vocab, h, T, e));
   tp_comm(ops, d.sp ? "tp.reducescatter_head_bwd" : "tp.allreduce_head_bwd", block_exit(d), T * h * e, d.tp);
   ops.push_back(memory("final_norm_bwd", 4 * Tr * h * e, 8 * Tr * h));
   return ops;

@@ -19,6 +19,7 @@ struct Op {
   OpKind kind = OpKind::kMemory;
   // kGemm: batch x [m,k]x[k,n]
   double m = 0, n = 0, k = 0, batch = 1;
+  bool weight_grad = false;  // a weight-gradient GEMM (zero-bubble schedules run these separately)
   // kAttention and kMemory: work and traffic (kGemm fills these too, for reports)
   double flops = 0;
   double bytes = 0;
