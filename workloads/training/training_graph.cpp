@@ -7,7 +7,7 @@
 #include <string>
 
 #include "hw/error.hpp"
-#include "models/kernel/kernel_models.hpp"
+#include "models/kernel/roofline.hpp"
 #include "workloads/training/pipeline_schedule.hpp"
 #include "workloads/training/training_memory.hpp"
 #include "workloads/training/transformer_ops.hpp"
@@ -24,19 +24,11 @@ struct Segment {
   std::uint32_t comm_op = sim::kNone;     // comm
 };
 
-// Kernel time of one op from the tile-level models (models/kernel/kernel_models.hpp). GEMMs run
-// in the training precision; attention and memory-bound kernels on 16-bit activations when the
-// GEMMs are fp8/fp4 (Transformer Engine keeps activations in bf16).
 models::KernelCost cost_of(const Op& op, const KernelContext& k, DType dtype) {
-  const DType act = (dtype == DType::kFp8 || dtype == DType::kFp4) ? DType::kBf16 : dtype;
   switch (op.kind) {
-    case OpKind::kGemm: return models::gemm_time(k.gpu, k.params, dtype, op.m, op.n, op.k, op.batch);
-    case OpKind::kAttention:
-      return op.backward ? models::attention_backward(k.gpu, k.params, act, op.attention)
-                         : models::attention_prefill(k.gpu, k.params, act, op.attention);
-    default:
-      if (op.memory_op) return models::memory_op(k.gpu, k.params, *op.memory_op, act, op.rows, op.cols);
-      return models::streaming_kernel(k.gpu, k.params, op.bytes, op.flops);
+    case OpKind::kGemm: return models::gemm(k.gpu, k.params, dtype, op.m, op.n, op.k, op.batch);
+    case OpKind::kAttention: return models::roofline(k.gpu, k.params, dtype, op.flops, op.bytes, true);
+    default: return models::memory_bound(k.gpu, k.params, op.bytes, op.flops);
   }
 }
 
@@ -65,7 +57,7 @@ class Lowering {
   sim::TaskId emit(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass);
   Pass emit_pass(int stage, const PipelineStep& step);
   void emit_layer(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass, bool backward);
-  sim::TaskId dp_collective(int stage, sim::StreamId stream, sim::CommKind kind, double bytes, const char* label);
+  sim::TaskId dp_collective(int stage, sim::StreamId stream, sim::CommKind kind, double bytes, std::string_view label);
   void emit_p2p(Place from, Place to, bool forward, int micro_batch);
   std::optional<Place> neighbour(Place p, bool forward) const;
   void emit_gradient_sync(int stage);
@@ -231,7 +223,8 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
 }
 
 // A collective over the stage's data-parallel group on `stream`.
-sim::TaskId Lowering::dp_collective(int stage, sim::StreamId stream, sim::CommKind kind, double bytes, const char* label) {
+sim::TaskId Lowering::dp_collective(int stage, sim::StreamId stream, sim::CommKind kind, double bytes,
+                                     std::string_view label) {
   sim::TaskSpec t;
   t.label = label;
   t.kind = sim::TaskKind::kCollective;
@@ -321,14 +314,7 @@ void Lowering::emit_gradient_sync(int stage) {
   std::vector<sim::TaskId> reductions;
   auto reduce = [&](double params, sim::TaskId ready, const std::string& label) {
     if (dp <= 1) return;
-    sim::TaskSpec t;
-    t.label = label;
-    t.kind = sim::TaskKind::kCollective;
-    t.stream = st.dp_comm;
-    t.comm_op = comm(kind, params * grad_bytes, plan_.dp_group(stage));
-    t.bytes = params * grad_bytes;
-    t.category = kDataCommTask;
-    const sim::TaskId id = out_.graph.add_task(t);
+    const sim::TaskId id = dp_collective(stage, st.dp_comm, kind, params * grad_bytes, label);
     out_.graph.add_dependency(c.overlap_grad_reduce ? ready : last_backward_[stage], id);
     reductions.push_back(id);
   };
@@ -349,7 +335,7 @@ void Lowering::emit_gradient_sync(int stage) {
   // Gradient clipping: the global gradient norm, a read of the gradients this GPU holds and a
   // 4-byte all-reduce, before the optimizer may step.
   const double grads_held = stage_params / (c.zero >= 2 ? dp : 1);
-  const models::KernelCost norm = models::streaming_kernel(k_.gpu, k_.params, 2 * grads_held, 2 * grads_held);
+  const models::KernelCost norm = models::memory_bound(k_.gpu, k_.params, 2 * grads_held, 2 * grads_held);
   sim::TaskSpec norm_task;
   norm_task.label = "gradient norm";
   norm_task.stream = st.compute;
@@ -369,7 +355,7 @@ void Lowering::emit_gradient_sync(int stage) {
   // Adam with fp32 master weights: read grad, master, m, v (4 x 4 B), write master, m, v and
   // the 16-bit weight (3 x 4 + 2 B) = 30 B and ~12 FLOPs per parameter it owns.
   const double owned = stage_params / (c.zero >= 1 ? dp : 1);
-  const models::KernelCost step = models::memory_op(k_.gpu, k_.params, models::MemoryOp::kAdam, DType::kBf16, owned, 1);
+  const models::KernelCost step = models::memory_bound(k_.gpu, k_.params, 30 * owned, 12 * owned);
   sim::TaskSpec opt;
   opt.label = "optimizer step";
   opt.stream = st.compute;
@@ -380,14 +366,9 @@ void Lowering::emit_gradient_sync(int stage) {
   const sim::TaskId opt_id = out_.graph.add_task(opt);
   out_.graph.add_dependency(norm_done, opt_id);
   if (c.zero >= 1 && c.zero <= 2 && dp > 1) {  // ZeRO-3 keeps its weights sharded
-    sim::TaskSpec t;
-    t.label = "dp weights all-gather";
-    t.kind = sim::TaskKind::kCollective;
-    t.stream = st.dp_comm;
-    t.comm_op = comm(sim::CommKind::kAllGather, stage_params * 2, plan_.dp_group(stage));
-    t.bytes = stage_params * 2;
-    t.category = kDataCommTask;
-    out_.graph.add_dependency(opt_id, out_.graph.add_task(t));
+    const sim::TaskId gather = dp_collective(stage, st.dp_comm, sim::CommKind::kAllGather, stage_params * 2,
+                                             "dp weights all-gather");
+    out_.graph.add_dependency(opt_id, gather);
   }
 }
 

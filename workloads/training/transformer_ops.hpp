@@ -2,11 +2,9 @@
 // The operations of one transformer layer (and of the embedding and LM head) for one
 // micro-batch on one GPU of a tensor-parallel group, in execution order, with their shapes,
 // FLOPs and bytes. Communication ops mark where the layer waits for its TP group.
-#include <optional>
 #include <string_view>
 #include <vector>
 
-#include "models/kernel/kernel_models.hpp"
 #include "sim/network_backend.hpp"
 #include "workloads/model/model_spec.hpp"
 #include "workloads/training/training_config.hpp"
@@ -43,12 +41,10 @@ struct LayerDims {
   double ffn = 0;         // per GPU: ffn / t
   double vocab = 0;       // per GPU: vocab / t
   double act_bytes = 2;   // bytes per activation element
-  DType act_dtype = DType::kBf16;
   int tp = 1;
   bool sp = false;        // sequence parallel
   bool gated = false;
   bool rope = false;
-  bool rms_norm = false;  // RMSNorm (Llama family) instead of LayerNorm (GPT)
   bool flash = true;
   bool fp8 = false;       // fp8 GEMMs: operands are cast (and scaled) from 16-bit first
   double causal_fraction = 0.5;  // share of the score matrix a causal flash kernel computes
