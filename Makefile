@@ -3,7 +3,7 @@ BUILD_DIR ?= build/release
 JOBS ?= $(shell nproc)
 SCENARIO ?= configs/scenarios/gpt3-175b-a100-1024.yaml
 
-.PHONY: all deps configure build demo test test-all bench asan clean
+.PHONY: all deps configure build demo test test-all bench calibrate-host asan clean
 
 all: build
 
@@ -27,6 +27,13 @@ test-all: build
 
 bench: build
 	./$(BUILD_DIR)/bench/exasim-engine-bench
+
+# Measures this machine with exasim-bench and fits the CPU models to it: writes the profile to the
+# build folder and configs/calibration/<host>-<date>.yaml. BENCH_FLAGS=--quick for a short run.
+BENCH_FLAGS ?=
+calibrate-host: build
+	./$(BUILD_DIR)/exasim-bench $(BENCH_FLAGS) -o $(BUILD_DIR)/host-profile.json
+	./$(BUILD_DIR)/exasim calibrate $(BUILD_DIR)/host-profile.json
 
 asan: deps
 	cmake --preset debug-asan >/dev/null && cmake --build build/debug-asan -j $(JOBS)

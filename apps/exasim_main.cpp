@@ -21,6 +21,12 @@ int main(int argc, char** argv) {
   exasim::cli::add_run_command(app, ctx);
   exasim::cli::add_hw_command(app, ctx);
   exasim::cli::add_validate_command(app, ctx);
+  exasim::cli::add_kernel_command(app, ctx);
+  exasim::cli::add_plan_command(app, ctx);
+  exasim::cli::add_sweep_command(app, ctx);
+  exasim::cli::add_calibrate_command(app, ctx);
+  exasim::cli::add_collective_command(app, ctx);
+  exasim::cli::add_topo_command(app, ctx);
   try {
     app.parse(argc, argv);
     return ctx.handler ? ctx.handler() : 0;

@@ -22,7 +22,18 @@ void apply_peaks(GpuSpec& g, const Node& n) {
   }
 }
 
-const std::array<config::Field<GpuSpec>, 17> kFields = {{
+void apply_vector(GpuSpec& g, const Node& n) {
+  n.expect_map();
+  for (const std::string& key : n.keys()) {
+    auto t = dtype_from_name(key);
+    if (!t) n[key].fail("unknown data type \"" + key + "\"", "use fp64, fp32, fp16 or bf16");
+    g.vector_flops[static_cast<std::size_t>(*t)] = n[key].as_positive_quantity(Dimension::kFlopRate);
+  }
+}
+
+int positive_int(const Node& n) { return static_cast<int>(n.as_positive_int()); }
+
+const std::array<config::Field<GpuSpec>, 25> kFields = {{
     {"vendor", [](GpuSpec& g, const Node& n) { g.vendor = n.as_choice({"nvidia", "amd"}); }},
     {"architecture", [](GpuSpec& g, const Node& n) { g.architecture = n.as_string(); }},
     {"sm_count", [](GpuSpec& g, const Node& n) { g.sm_count = static_cast<int>(n.as_positive_int()); }},
@@ -38,6 +49,14 @@ const std::array<config::Field<GpuSpec>, 17> kFields = {{
     {"nvlink_bandwidth", [](GpuSpec& g, const Node& n) { g.scaleup_bandwidth = n.as_nonnegative_quantity(Dimension::kBandwidth); }},
     {"pcie", [](GpuSpec& g, const Node& n) { g.pcie = n.as_string(); }},
     {"node_fabric", [](GpuSpec& g, const Node& n) { g.node_fabric = n.as_string(); }},
+    {"base_clock", [](GpuSpec& g, const Node& n) { g.base_clock_hz = n.as_positive_quantity(Dimension::kFrequency); }, false},
+    {"vector", apply_vector, false},
+    {"registers_per_sm", [](GpuSpec& g, const Node& n) { g.registers_per_sm = static_cast<double>(n.as_positive_int()); }, false},
+    {"max_ctas_per_sm", [](GpuSpec& g, const Node& n) { g.max_ctas_per_sm = positive_int(n); }, false},
+    {"max_warps_per_sm", [](GpuSpec& g, const Node& n) { g.max_warps_per_sm = positive_int(n); }, false},
+    {"smem_bandwidth_per_sm", [](GpuSpec& g, const Node& n) { g.smem_bandwidth_per_sm = n.as_positive_quantity(Dimension::kBandwidth); }, false},
+    {"l2_bandwidth", [](GpuSpec& g, const Node& n) { g.l2_bandwidth = n.as_positive_quantity(Dimension::kBandwidth); }, false},
+    {"hbm_latency", [](GpuSpec& g, const Node& n) { g.hbm_latency_s = n.as_positive_quantity(Dimension::kTime); }, false},
     {"name", [](GpuSpec& g, const Node& n) { g.name = n.as_string(); }, false},
     {"description", [](GpuSpec&, const Node& n) { (void)n.as_string(); }, false},
 }};
@@ -49,6 +68,8 @@ GpuSpec gpu_from_layers(const std::string& name, const std::vector<config::Node>
   if (g.name.empty()) g.name = name;
   if (g.idle_power_w >= g.tdp_w) layers.back()["idle_power"].fail("idle power must be below TDP");
   if (!g.supports(DType::kFp32)) layers.back()["peak"].fail("peak.fp32 is required", "every GPU runs fp32");
+  if (g.vector_flops[static_cast<std::size_t>(DType::kFp32)] == 0)
+    g.vector_flops[static_cast<std::size_t>(DType::kFp32)] = g.vector_fp32_flops;
   return g;
 }
 

@@ -2,7 +2,8 @@
 # Installs exasim's build dependencies from Debian packages, only when some are missing.
 set -euo pipefail
 packages=(cmake g++ make pkg-config libsimgrid-dev libeigen3-dev nlohmann-json3-dev libyaml-cpp-dev
-          libcli11-dev libboost-graph-dev doctest-dev libbenchmark-dev)
+          libcli11-dev libboost-graph-dev doctest-dev libbenchmark-dev
+          libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -42,12 +42,34 @@ class Run {
     build_streams();
     heap_.reserve(streams_.size());
     for (StreamId s = 0; s < streams_.size(); ++s) try_start_head(s, 0);
-    while (!heap_.empty()) {
-      std::pop_heap(heap_.begin(), heap_.end(), Later{});
-      const Event ev = heap_.back();
-      heap_.pop_back();
-      complete(ev);
-    }
+    while (!heap_.empty()) complete(pop());
+    if (finished_ != tasks_.size()) throw std::runtime_error(deadlock_message());
+    return std::move(timeline_);
+  }
+
+  // With a link-sharing backend: the loop runs inside the backend, comm tasks are handed to it
+  // when they start, and each step takes whichever comes first, the next local completion or
+  // the next op the network finishes (the network wins ties, in the order it reports them).
+  Timeline execute_shared() {
+    build_successors();
+    build_streams();
+    shared_ = true;
+    backend_->prepare(ops_ != nullptr ? *ops_ : std::vector<CommOp>{});
+    backend_->run([this] {
+      for (StreamId s = 0; s < streams_.size(); ++s) try_start_head(s, 0);
+      std::vector<std::uint32_t> done;
+      while (!heap_.empty() || backend_->busy()) {
+        done.clear();
+        const Time t = backend_->advance(heap_.empty() ? kNever : heap_.front().time, done);
+        if (!done.empty()) {
+          for (std::uint32_t id : done) finish_comm(id, t);
+        } else if (!heap_.empty()) {
+          complete(pop());
+        } else {
+          break;  // the network reports nothing left to finish
+        }
+      }
+    });
     if (finished_ != tasks_.size()) throw std::runtime_error(deadlock_message());
     return std::move(timeline_);
   }
@@ -101,8 +123,29 @@ class Run {
     start(*c.next, s, now);
   }
 
+  Event pop() {
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
+    const Event ev = heap_.back();
+    heap_.pop_back();
+    return ev;
+  }
+
+  void finish_comm(TaskId id, Time now) {
+    timeline_.record(id, timeline_[id].start, now);
+    complete(Event{now, 0, id});
+  }
+
   void start(TaskId id, StreamId s, Time now) {
     const Task& t = tasks_[id];
+    if (shared_ && t.comm_op != kNone) {
+      const std::uint32_t op = checked_op(id);
+      backend_->start((*ops_)[op], id, now);
+      timeline_.record(id, now, now);
+      ++streams_[s].next;
+      streams_[s].busy = true;
+      ++stats_.events;
+      return;
+    }
     const Time d = t.comm_op == kNone ? t.duration : comm_duration(id, now);
     const Time end = now + d;
     timeline_.record(id, now, end);
@@ -113,7 +156,7 @@ class Run {
     ++stats_.events;
   }
 
-  Time comm_duration(TaskId id, Time now) const {
+  std::uint32_t checked_op(TaskId id) const {
     const std::uint32_t op = tasks_[id].comm_op;
     if (ops_ == nullptr || backend_ == nullptr) {
       throw std::invalid_argument(who(id) + " has a comm op but the engine has no comm ops or no network backend");
@@ -122,6 +165,11 @@ class Run {
       throw std::invalid_argument(who(id) + " refers to comm op " + std::to_string(op) + " but only " +
                                   std::to_string(ops_->size()) + " exist");
     }
+    return op;
+  }
+
+  Time comm_duration(TaskId id, Time now) const {
+    const std::uint32_t op = checked_op(id);  // before touching backend_, which may be null
     const Time d = backend_->duration((*ops_)[op], now);
     if (!(d >= 0) || !std::isfinite(d)) {
       throw std::runtime_error(who(id) + ": network backend returned invalid duration " + std::to_string(d));
@@ -145,6 +193,7 @@ class Run {
   std::vector<Event> heap_;
   std::uint32_t seq_ = 0;
   std::size_t finished_ = 0;
+  bool shared_ = false;  // comm tasks go to a link-sharing backend
 };
 
 // Cold path: explain why the blocked stream heads cannot start. With no task running, every
@@ -187,7 +236,8 @@ Engine::Engine(const ExecGraph& graph, const std::vector<CommOp>* comm_ops, Netw
 
 Timeline Engine::run() {
   stats_ = EngineStats{};
-  return Run(graph_, comm_ops_, backend_, stats_).execute();
+  Run run(graph_, comm_ops_, backend_, stats_);
+  return backend_ != nullptr && backend_->shares_links() ? run.execute_shared() : run.execute();
 }
 
 }  // namespace exasim::sim

@@ -1,7 +1,9 @@
 #pragma once
 // The discrete-event engine: runs an ExecGraph to completion and returns its Timeline.
 // Events are task completions ordered by (time, sequence number), so equal inputs give equal
-// outputs bit for bit.
+// outputs bit for bit. With a contention-free network backend a comm task's duration is known
+// when it starts; with a link-sharing one (flow level) the engine runs inside the backend and
+// takes, at each step, the earlier of its next completion and the network's next finished op.
 #include <cstdint>
 #include <vector>
 

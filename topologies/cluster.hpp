@@ -1,8 +1,10 @@
 #pragma once
 // A cluster as the network and power models see it: identical nodes of GPUs joined by a node
-// fabric, nodes joined by NICs through an inter-node topology.
+// fabric, nodes joined by NICs through an inter-node topology (topologies/topology.hpp builds
+// the graph from this description).
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "hw/fabric_spec.hpp"
 #include "hw/gpu_spec.hpp"
@@ -10,11 +12,45 @@
 
 namespace exasim::topologies {
 
-struct InterNode {
-  std::string topology = "fat-tree";  // fat-tree | rail-optimized | single-switch | dragonfly | torus
+// Nodes whose NICs differ from the cluster's (a mix of NIC types), in node order.
+struct NicGroup {
+  int nodes = 0;
   hw::NicSpec nic;
   int nics_per_node = 1;
-  double oversubscription = 1.0;      // uplink oversubscription of the first switch tier (>= 1)
+};
+
+struct DragonflyShape {
+  int groups = 0;                   // 0: derived from the node count
+  int routers_per_group = 0;        // 0: derived
+  int global_links_per_router = 0;  // 0: derived (enough to join every pair of groups)
+};
+
+struct InterNode;
+
+// One cluster of a multi-cluster system: `nodes` nodes on their own network.
+struct ClusterPart {
+  int nodes = 0;
+  std::vector<InterNode> network;  // exactly one element (a vector only to allow the recursion)
+};
+
+struct InterNode {
+  // fat-tree | rail-optimized | single-switch | dragonfly | torus | multi-cluster
+  // (topologies/topology_registry.cpp lists them with help).
+  std::string topology = "fat-tree";
+  hw::NicSpec nic;
+  int nics_per_node = 1;
+  // B/s per direction of a GPU's PCIe path to its NIC; 0: as fast as the NIC (the reader fills
+  // in the GPU's PCIe link from the catalog).
+  double gpu_nic_bandwidth = 0;
+  double oversubscription = 1.0;  // leaf-tier down:up port ratio (>= 1; 1 = non-blocking)
+  int switch_radix = 0;           // ports per switch; 0: 64 (NVIDIA Quantum-2 QM9700, 64 x 400G)
+  int tiers = 0;                  // fat-tree tiers 2 or 3; 0: the fewest that fit the radix
+  DragonflyShape dragonfly;
+  std::vector<int> torus_dims;    // 2 or 3 dimensions whose product is the node count
+  std::vector<NicGroup> nic_groups;  // mixed NIC types; empty: every node has `nic`
+  std::vector<ClusterPart> parts;    // multi-cluster: the clusters, in node order
+  double join_bandwidth = 0;         // multi-cluster: B/s per direction between two clusters
+  double join_latency = 0;           // s, one way
 };
 
 struct Cluster {
@@ -29,6 +65,7 @@ struct Cluster {
   int node_of(int rank) const { return rank / gpus_per_node; }
   // Bandwidth (B/s per direction) one GPU can push off its node when `sharing` GPUs of the node
   // use the NICs at once: the NICs are shared evenly, and one GPU uses at most one NIC rail.
+  // (The closed-form collective model's view; the topology has the exact links.)
   double nic_bandwidth_per_gpu(int sharing) const;
 };
 

@@ -3,8 +3,10 @@
 #include <filesystem>
 
 #include "hw/error.hpp"
+#include "traces/request_source_factory.hpp"
 #include "validate/flop_formulas.hpp"
 #include "workloads/scenario/scenario.hpp"
+#include "workloads/serving/serving_simulation.hpp"
 #include "workloads/training/training_simulation.hpp"
 
 namespace exasim::validate {
@@ -48,6 +50,29 @@ double measured_iteration_time(const Node& m, const workloads::Scenario& s, cons
   return f->flops(in) / (r.measured_value * 1e12 * s.cluster.gpu_count());
 }
 
+// A serving case: the scenario's workload replayed; measured output tokens/s (or requests/s).
+CaseResult run_serving_case(const ValidationCase& c, const workloads::Scenario& s) {
+  namespace sv = workloads::serving;
+  const Node& m = c.measured;
+  m.check_keys({"output_tokens_per_s", "requests_per_s"});
+  CaseResult r;
+  r.id = c.id;
+  r.metric = m.has("requests_per_s") ? "requests_per_s" : "output_tokens_per_s";
+  r.measured_value = m.required(r.metric).as_number();
+  const sv::ServingConfig& cfg = *s.serving_config;
+  auto source = traces::make_request_source(cfg.workload, s.simulation.seed, cfg.base_dir);
+  const sv::ServingInputs in{s.model, s.cluster, cfg, s.calibration.collective, s.cost, s.simulation.seed, nullptr, {}};
+  try {
+    const sv::ServingResult res = sv::simulate_serving(in, *source);
+    r.predicted_value = r.metric == "requests_per_s" ? res.requests_per_s : res.output_tokens_per_s;
+  } catch (const PlanError& e) {
+    if (!e.where().file.empty()) throw;
+    workloads::rethrow_located(e, s);
+  }
+  r.error = r.predicted_value / r.measured_value - 1;
+  return r;
+}
+
 }  // namespace
 
 Node merge_nodes(const Node& base, const Node& over) {
@@ -80,7 +105,8 @@ std::vector<ValidationCase> load_cases(const std::string& path) {
 CaseResult run_case(const ValidationCase& c, const hw::Catalog& catalog) {
   const std::string dir = std::filesystem::path(c.scenario.file()).parent_path().string();
   const workloads::Scenario s = workloads::scenario_from_node(c.scenario, catalog, dir);
-  if (!s.training) c.scenario.fail("validation cases simulate training scenarios");
+  if (s.serving) return run_serving_case(c, s);
+  if (!s.training) c.scenario.fail("validation cases simulate training or serving scenarios");
   CaseResult r;
   r.id = c.id;
   try {

@@ -16,5 +16,11 @@ struct Context {
 void add_run_command(CLI::App& app, Context& ctx);
 void add_hw_command(CLI::App& app, Context& ctx);
 void add_validate_command(CLI::App& app, Context& ctx);
+void add_kernel_command(CLI::App& app, Context& ctx);
+void add_plan_command(CLI::App& app, Context& ctx);
+void add_sweep_command(CLI::App& app, Context& ctx);
+void add_calibrate_command(CLI::App& app, Context& ctx);
+void add_collective_command(CLI::App& app, Context& ctx);
+void add_topo_command(CLI::App& app, Context& ctx);
 
 }  // namespace exasim::cli

@@ -3,10 +3,13 @@
 #include <iostream>
 
 #include "apps/cli/commands.hpp"
+#include "apps/cli/serving_summary.hpp"
 #include "apps/cli/table.hpp"
 #include "hw/error.hpp"
 #include "hw/units.hpp"
 #include "traces/chrome_trace.hpp"
+#include "traces/request_source_factory.hpp"
+#include "workloads/serving/serving_report.hpp"
 #include "workloads/training/training_report.hpp"
 
 namespace exasim::cli {
@@ -16,7 +19,7 @@ namespace {
 struct RunOptions {
   std::string scenario;
   std::vector<std::string> overrides;
-  std::string json_path, trace_path, report_path;
+  std::string json_path, trace_path, report_path, requests_path;
 };
 
 std::ofstream open_output(const std::string& path, const std::string& flag) {
@@ -59,16 +62,49 @@ void print_summary(std::ostream& out, const workloads::Scenario& s, const worklo
   out << "\n" << r.tasks << " tasks, " << r.events << " events; kernel parameters: " << s.calibration.kernel.source << "\n";
 }
 
+// Serving: the request source streams the workload; per-request records go straight to the
+// --requests file as requests finish, so memory stays flat with the trace length.
+int run_serving(const workloads::Scenario& s, const RunOptions& o) {
+  namespace sv = workloads::serving;
+  const sv::ServingConfig& cfg = *s.serving_config;
+  if (!o.trace_path.empty())
+    throw ConfigError("--trace is not written for serving runs yet", {"<command line>", 0, "--trace"}, "use --requests F for per-request records");
+  auto source = traces::make_request_source(cfg.workload, s.simulation.seed, cfg.base_dir);
+  const std::string workload = source->describe();
+  std::ofstream requests;
+  if (!o.requests_path.empty()) {
+    requests = open_output(o.requests_path, "--requests");
+    sv::write_request_csv_header(requests);
+  }
+  sv::ServingInputs in{s.model, s.cluster, cfg, s.calibration.collective, s.cost, s.simulation.seed, nullptr, {}};
+  if (requests.is_open()) in.on_request = [&requests](const sv::RequestRecord& r) { sv::write_request_csv_row(requests, r); };
+  sv::ServingResult r;
+  try {
+    r = sv::simulate_serving(in, *source);
+  } catch (const PlanError& e) {
+    if (!e.where().file.empty()) throw;
+    workloads::rethrow_located(e, s);
+  }
+  print_serving_summary(std::cout, s, cfg, r, workload);
+  if (!o.json_path.empty()) open_output(o.json_path, "--json") << sv::serving_result_json(s, r, workload).dump(2) << "\n";
+  if (!o.report_path.empty()) {
+    auto out = open_output(o.report_path, "--report");
+    print_serving_summary(out, s, cfg, r, workload);
+  }
+  return 0;
+}
+
 int run(const Context& ctx, const RunOptions& o) {
   const hw::Catalog catalog = hw::Catalog::load(ctx.configs_dir);
   const workloads::Scenario s = workloads::load_scenario(o.scenario, o.overrides, catalog);
-  if (s.serving) {
-    throw PlanError("serving simulation is not available yet", s.root["serving"].where(), "this build simulates training: scenarios");
-  }
+  if (s.serving) return run_serving(s, o);
+  if (!o.requests_path.empty())
+    throw ConfigError("--requests writes per-request records of a serving run", {"<command line>", 0, "--requests"},
+                      "give a scenario with a serving: section");
   try {
     const workloads::TrainingPlan plan(s.model, *s.training, s.cluster.gpu_count(), s.cluster.gpus_per_node);
     const workloads::TrainingResult r = workloads::simulate_training(
-        {plan, s.cluster, s.calibration.kernel, s.calibration.collective, s.cost});
+        {plan, s.cluster, s.calibration.kernel, s.calibration.collective, s.cost, s.simulation.network});
     print_summary(std::cout, s, plan, r);
     if (!o.json_path.empty()) open_output(o.json_path, "--json") << workloads::training_result_json(s, plan, r).dump(2) << "\n";
     if (!o.report_path.empty()) {
@@ -90,12 +126,13 @@ int run(const Context& ctx, const RunOptions& o) {
 
 void add_run_command(CLI::App& app, Context& ctx) {
   auto opts = std::make_shared<RunOptions>();
-  CLI::App* cmd = app.add_subcommand("run", "simulate a training scenario and print a summary");
+  CLI::App* cmd = app.add_subcommand("run", "simulate a training or serving scenario and print a summary");
   cmd->add_option("scenario", opts->scenario, "scenario YAML file")->required();
   cmd->add_option("--set", opts->overrides, "override a scenario key: --set training.micro_batch=2 (repeatable)");
   cmd->add_option("--json", opts->json_path, "write the results as JSON (SI units) to this file");
   cmd->add_option("--trace", opts->trace_path, "write a Chrome/Perfetto trace of the simulated timeline to this file");
   cmd->add_option("--report", opts->report_path, "write the summary table to this file");
+  cmd->add_option("--requests", opts->requests_path, "serving: write one CSV line per finished request to this file");
   cmd->callback([&ctx, opts] { ctx.handler = [&ctx, opts] { return run(ctx, *opts); }; });
 }
 

@@ -1,5 +1,13 @@
 #include "models/calibration/calibration_file.hpp"
 
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "hw/error.hpp"
+
 namespace exasim::models {
 
 namespace {
@@ -14,35 +22,123 @@ double efficiency(const Node& n) {
   return v;
 }
 
-void apply_kernel(KernelParams& k, const Node& n) {
-  n.check_keys({"matrix_efficiency", "vector_efficiency", "hbm_efficiency", "launch_overhead"});
-  if (n.has("matrix_efficiency")) k.matrix_efficiency = efficiency(n["matrix_efficiency"]);
-  if (n.has("vector_efficiency")) k.vector_efficiency = efficiency(n["vector_efficiency"]);
-  if (n.has("hbm_efficiency")) k.hbm_efficiency = efficiency(n["hbm_efficiency"]);
-  if (n.has("launch_overhead")) k.launch_overhead_s = n["launch_overhead"].as_nonnegative_quantity(Dimension::kTime);
+double value_of(const NamedParam& p, const Node& n) {
+  switch (p.kind) {
+    case ParamKind::kFraction: return efficiency(n);
+    case ParamKind::kTime: return n.as_nonnegative_quantity(Dimension::kTime);
+    case ParamKind::kBytes: return n.as_positive_quantity(Dimension::kBytes);
+    case ParamKind::kFactor: {
+      const double v = n.as_number();
+      if (!(v >= 1)) n.fail("a factor must be at least 1, got " + n.as_string());
+      return v;
+    }
+  }
+  return 0;
 }
 
-void apply_collective(CollectiveParams& c, const Node& n) {
-  n.check_keys({"intra_efficiency", "inter_efficiency", "step_overhead"});
-  if (n.has("intra_efficiency")) c.intra_efficiency = efficiency(n["intra_efficiency"]);
-  if (n.has("inter_efficiency")) c.inter_efficiency = efficiency(n["inter_efficiency"]);
-  if (n.has("step_overhead")) c.step_overhead_s = n["step_overhead"].as_nonnegative_quantity(Dimension::kTime);
+void apply_kernel(KernelParams& k, const Node& n) {
+  std::vector<NamedParam> params = named_params(k);
+  std::map<std::string, const NamedParam*> by_name;
+  std::set<std::string> groups;  // "memory_op_efficiency" for "memory_op_efficiency.rmsnorm"
+  for (const NamedParam& p : params) {
+    by_name[p.name] = &p;
+    if (auto dot = p.name.find('.'); dot != std::string::npos) groups.insert(p.name.substr(0, dot));
+  }
+  std::vector<std::string> allowed;
+  for (const NamedParam& p : params)
+    if (p.name.find('.') == std::string::npos) allowed.push_back(p.name);
+  n.check_keys(allowed);
+  for (const std::string& key : n.keys()) {
+    const Node v = n[key];
+    if (groups.contains(key) && v.is_map()) {
+      std::vector<std::string> ops = {"default"};
+      for (const auto& [name, p] : by_name)
+        if (name.starts_with(key + ".")) ops.push_back(name.substr(key.size() + 1));
+      v.check_keys(ops);
+      for (const std::string& op : v.keys()) {
+        const NamedParam& p = *by_name.at(op == "default" ? key : key + "." + op);
+        *p.value = value_of(p, v[op]);
+      }
+      continue;
+    }
+    const NamedParam& p = *by_name.at(key);
+    *p.value = value_of(p, v);
+  }
+}
+
+std::string number_text(double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::string value_text(const NamedParam& p) {
+  switch (p.kind) {
+    case ParamKind::kTime: return number_text(*p.value * 1e6) + " us";
+    case ParamKind::kBytes: return number_text(*p.value) + " B";
+    default: return number_text(*p.value);
+  }
 }
 
 }  // namespace
 
 Calibration apply_calibration(Calibration base, const Node& node) {
-  node.check_keys({"gpu", "date", "source", "kernel", "collective"});
+  node.check_keys({"gpu", "date", "source", "kernel", "collective", "fit", "cpu"});  // cpu: models/cpu/cpu_calibration_file.hpp
   if (node.has("kernel")) {
     apply_kernel(base.kernel, node["kernel"]);
     base.kernel.source = "calibration: " + node.file();
   }
-  if (node.has("collective")) apply_collective(base.collective, node["collective"]);
+  if (node.has("collective")) apply_collective_params(base.collective, node["collective"]);
   return base;
 }
 
 Calibration load_calibration(Calibration base, const std::string& path) {
   return apply_calibration(std::move(base), config::load_file(path));
+}
+
+std::string kernel_calibration_yaml(const KernelParams& params, const std::vector<std::string>& names) {
+  KernelParams p = params;
+  std::string out = "kernel:\n";
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> groups;
+  std::vector<std::string> group_order;
+  for (const NamedParam& np : named_params(p)) {
+    if (std::find(names.begin(), names.end(), np.name) == names.end()) continue;
+    const auto dot = np.name.find('.');
+    const std::string group = dot == std::string::npos ? np.name : np.name.substr(0, dot);
+    const std::string member = dot == std::string::npos ? "default" : np.name.substr(dot + 1);
+    if (!groups.contains(group)) group_order.push_back(group);
+    groups[group].emplace_back(member, value_text(np));
+  }
+  for (const std::string& g : group_order) {
+    const auto& members = groups[g];
+    if (members.size() == 1 && members[0].first == "default") {
+      out += "  " + g + ": " + members[0].second + "\n";
+      continue;
+    }
+    out += "  " + g + ":\n";
+    for (const auto& [member, text] : members) out += "    " + member + ": " + text + "\n";
+  }
+  return out;
+}
+
+void write_calibration(const std::string& path, const CalibrationHeader& h, const KernelParams& p,
+                       const std::vector<std::string>& names) {
+  std::ofstream out(path);
+  if (!out) throw IoError("cannot write calibration file", {path, 0, ""}, "check that the folder exists and is writable");
+  auto quoted = [](const std::string& s) {
+    std::string q = "\"";
+    for (char c : s) q += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    return q + "\"";
+  };
+  out << "# Kernel-model parameters fitted by `exasim calibrate` (models/calibration/kernel_fit.hpp).\n";
+  out << "gpu: " << h.gpu << "\n";
+  out << "date: " << h.date << "\n";
+  out << "source: " << quoted(h.source) << "\n";
+  out << kernel_calibration_yaml(p, names);
+  if (!h.fit.empty()) {
+    out << "fit:\n";
+    for (const auto& [k, v] : h.fit) out << "  " << k << ": " << quoted(v) << "\n";
+  }
 }
 
 }  // namespace exasim::models

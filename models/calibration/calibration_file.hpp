@@ -1,9 +1,15 @@
 #pragma once
 // Calibration files (configs/calibration/*.yaml): fitted model parameters that replace the
 // per-family defaults.
-//   kernel:     {matrix_efficiency, vector_efficiency, hbm_efficiency, launch_overhead}
-//   collective: {intra_efficiency, inter_efficiency, step_overhead}
+//   gpu, date, source:  what was fitted, when, to which measurements (text)
+//   kernel:     any name of named_params() (kernel_params.hpp): matrix_efficiency,
+//               hbm_efficiency, l2_efficiency, launch_overhead, tile_overhead, ...; the per-op
+//               memory parameters as maps: memory_op_efficiency: {default: 0.75, rmsnorm: 0.37}
+//               (a plain number sets the default). Times carry units ("2.7 us").
+//   collective: see models/collective/collective_params.hpp
+//   fit:        what the fit reported (samples, errors per bucket); informational, not read
 #include <string>
+#include <vector>
 
 #include "hw/config/node.hpp"
 #include "models/collective/collective_model.hpp"
@@ -19,5 +25,21 @@ struct Calibration {
 // Applies the keys present in `node` (a mapping) on top of `base`.
 Calibration apply_calibration(Calibration base, const config::Node& node);
 Calibration load_calibration(Calibration base, const std::string& path);
+
+// What a calibration file says besides the parameters.
+struct CalibrationHeader {
+  std::string gpu;
+  std::string date;     // YYYY-MM-DD
+  std::string source;   // the measurements, e.g. "Vidur op tables a100_*_ops.csv (3 models)"
+  std::vector<std::pair<std::string, std::string>> fit;  // key -> text, written under fit:
+};
+
+// The kernel section as YAML text (the `names` given, or every parameter that differs from
+// `defaults` when names is empty), with units. Deterministic: fixed order, fixed precision.
+std::string kernel_calibration_yaml(const KernelParams& p, const std::vector<std::string>& names);
+
+// Writes a whole calibration file. Throws IoError when the file cannot be written.
+void write_calibration(const std::string& path, const CalibrationHeader& header, const KernelParams& p,
+                       const std::vector<std::string>& names);
 
 }  // namespace exasim::models

@@ -6,41 +6,6 @@
 
 namespace exasim::models {
 
-std::string_view collective_name(Collective c) {
-  switch (c) {
-    case Collective::kAllReduce: return "all_reduce";
-    case Collective::kReduceScatter: return "reduce_scatter";
-    case Collective::kAllGather: return "all_gather";
-    case Collective::kAllToAll: return "all_to_all";
-    case Collective::kBroadcast: return "broadcast";
-    case Collective::kSendRecv: return "send_recv";
-  }
-  return "?";
-}
-
-std::string_view algorithm_name(CollectiveAlgorithm a) {
-  switch (a) {
-    case CollectiveAlgorithm::kAuto: return "auto";
-    case CollectiveAlgorithm::kRing: return "ring";
-    case CollectiveAlgorithm::kHierarchical: return "hierarchical";
-    case CollectiveAlgorithm::kTree: return "tree";
-  }
-  return "?";
-}
-
-double bus_factor(Collective op, int ranks) {
-  const double n = ranks;
-  switch (op) {
-    case Collective::kAllReduce: return 2 * (n - 1) / n;
-    case Collective::kReduceScatter:
-    case Collective::kAllGather:
-    case Collective::kAllToAll: return (n - 1) / n;
-    case Collective::kBroadcast:
-    case Collective::kSendRecv: return 1;
-  }
-  return 1;
-}
-
 namespace {
 
 struct Link {
@@ -53,7 +18,7 @@ Link intra_link(const GroupLinks& l, const CollectiveParams& p) {
 }
 
 Link inter_link(const GroupLinks& l, const CollectiveParams& p) {
-  return {l.inter_bandwidth * p.inter_efficiency, l.inter_latency + p.step_overhead_s};
+  return {l.inter_bandwidth * p.inter_efficiency, l.inter_latency + p.inter_step_overhead_s};
 }
 
 // A ring over the whole group: every step is limited by the slowest hop. The hops that leave a
@@ -77,7 +42,8 @@ double ring_time(Collective op, double bytes, GroupShape g, Link link) {
     case Collective::kAllReduce: return ring_steps(2 * (n - 1), bytes / n, link);
     case Collective::kReduceScatter:
     case Collective::kAllGather: return ring_steps(n - 1, bytes / n, link);
-    case Collective::kBroadcast: return ring_steps(n - 1, 0, link) + bytes / link.bandwidth;  // pipelined
+    case Collective::kBroadcast:
+    case Collective::kReduce: return ring_steps(n - 1, 0, link) + bytes / link.bandwidth;  // pipelined
     default: return std::numeric_limits<double>::infinity();
   }
 }
@@ -143,6 +109,7 @@ CollectiveCost collective_cost(Collective op, double bytes, GroupShape g, const 
       case CollectiveAlgorithm::kRing: c.time_s = t_ring; c.algorithm = algorithm; break;
       case CollectiveAlgorithm::kHierarchical: c.time_s = t_hier; c.algorithm = algorithm; break;
       case CollectiveAlgorithm::kTree: c.time_s = t_tree; c.algorithm = algorithm; break;
+      default: c.time_s = std::numeric_limits<double>::infinity(); c.algorithm = algorithm; break;
       case CollectiveAlgorithm::kAuto:  // as NCCL's tuner: the fastest for this size and shape
         c.time_s = t_ring;
         c.algorithm = CollectiveAlgorithm::kRing;
@@ -151,6 +118,7 @@ CollectiveCost collective_cost(Collective op, double bytes, GroupShape g, const 
         break;
     }
   }
+  if (std::isfinite(c.time_s)) c.time_s += params.launch_overhead_s;
   if (c.time_s > 0 && std::isfinite(c.time_s)) {
     c.algorithm_bandwidth = bytes / c.time_s;
     c.bus_bandwidth = c.algorithm_bandwidth * bus_factor(op, g.ranks);

@@ -4,16 +4,6 @@
 
 namespace exasim::models {
 
-const char* bound_name(Bound b) {
-  switch (b) {
-    case Bound::kMatrix: return "matrix";
-    case Bound::kVector: return "vector";
-    case Bound::kHbm: return "hbm";
-    case Bound::kLaunch: return "launch";
-  }
-  return "?";
-}
-
 KernelCost roofline(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double flops, double bytes,
                     bool matrix) {
   // A dtype the GPU has no matrix path for runs at the fp32 rate (e.g. fp8 on A100 emulated).

@@ -1,24 +1,15 @@
 #pragma once
 // Roofline kernel cost: a kernel takes the longer of its math time at the achieved matrix (or
 // vector) rate and its memory time at the achieved HBM bandwidth, plus a launch overhead.
-// A placeholder for the tile-level GEMM and attention models; every caller goes through here.
+// Kept as the BASELINE the tile-level models (kernel_models.hpp) are compared against: with
+// efficiencies 1 and no overhead it is the datasheet roofline; with matrix_efficiency,
+// hbm_efficiency and launch_overhead fitted it is the "three-number" roofline.
 #include "hw/dtype.hpp"
 #include "hw/gpu_spec.hpp"
+#include "models/kernel/kernel_cost.hpp"
 #include "models/kernel/kernel_params.hpp"
 
 namespace exasim::models {
-
-enum class Bound { kMatrix, kVector, kHbm, kLaunch };
-const char* bound_name(Bound b);
-
-struct KernelCost {
-  double time_s = 0;
-  Bound bound = Bound::kLaunch;
-  double flops = 0;
-  double bytes = 0;
-  double achieved_flops() const { return time_s > 0 ? flops / time_s : 0; }
-  double achieved_bytes_per_s() const { return time_s > 0 ? bytes / time_s : 0; }
-};
 
 // A kernel of `flops` on the matrix units (or vector units when matrix == false) that moves
 // `bytes` through HBM.

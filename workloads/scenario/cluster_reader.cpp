@@ -1,5 +1,8 @@
 #include <string>
 
+#include "hw/error.hpp"
+#include "topologies/topology.hpp"
+#include "topologies/topology_registry.hpp"
 #include "workloads/scenario/scenario.hpp"
 
 namespace exasim::workloads {
@@ -23,18 +26,108 @@ hw::FabricSpec read_fabric(const Node& n, const hw::Catalog& catalog, const std:
   return catalog.fabric(n);
 }
 
-topologies::InterNode read_inter_node(const Node& n, const hw::Catalog& catalog) {
-  n.check_keys({"topology", "nic", "nics_per_node", "oversubscription"});
+std::string topology_names() {
+  std::string s;
+  for (const auto& info : topologies::topology_table()) s += (s.empty() ? "" : ", ") + std::string(info.name);
+  return s;
+}
+
+void read_shape(const Node& n, topologies::InterNode& in) {
+  if (n.has("switch_radix")) {
+    in.switch_radix = static_cast<int>(n["switch_radix"].as_positive_int());
+    if (in.switch_radix < 2) n["switch_radix"].fail("a switch needs at least 2 ports");
+  }
+  if (n.has("tiers")) {
+    in.tiers = static_cast<int>(n["tiers"].as_positive_int());
+    if (in.tiers != 2 && in.tiers != 3) n["tiers"].fail("a fat-tree has 2 or 3 tiers");
+  }
+  if (n.has("dragonfly")) {
+    const Node d = n["dragonfly"];
+    d.check_keys({"groups", "routers_per_group", "global_links_per_router"});
+    if (d.has("groups")) in.dragonfly.groups = static_cast<int>(d["groups"].as_positive_int());
+    if (d.has("routers_per_group")) in.dragonfly.routers_per_group = static_cast<int>(d["routers_per_group"].as_positive_int());
+    if (d.has("global_links_per_router"))
+      in.dragonfly.global_links_per_router = static_cast<int>(d["global_links_per_router"].as_positive_int());
+  }
+  if (n.has("torus")) {
+    const Node t = n["torus"];
+    if (!t.is_sequence() || (t.size() != 2 && t.size() != 3)) t.fail("a torus has 2 or 3 dimensions", "e.g. torus: [4, 8]");
+    for (std::size_t i = 0; i < t.size(); ++i) in.torus_dims.push_back(static_cast<int>(t.at(i).as_positive_int()));
+  }
+}
+
+topologies::InterNode read_inter_node(const Node& n, const hw::Catalog& catalog, int nodes);
+
+void read_groups(const Node& n, const hw::Catalog& catalog, topologies::InterNode& in, int nodes) {
+  if (n.has("nic_groups")) {
+    const Node groups = n["nic_groups"];
+    int total = 0;
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      const Node g = groups.at(i);
+      g.check_keys({"nodes", "nic", "nics_per_node"});
+      topologies::NicGroup group;
+      group.nodes = static_cast<int>(g.required("nodes").as_positive_int());
+      group.nic = catalog.nic(g.required("nic"));
+      if (g.has("nics_per_node")) group.nics_per_node = static_cast<int>(g["nics_per_node"].as_positive_int());
+      total += group.nodes;
+      in.nic_groups.push_back(group);
+    }
+    if (total != nodes) groups.fail("the NIC groups hold " + std::to_string(total) + " nodes, the network has " + std::to_string(nodes));
+  }
+  if (in.topology != "multi-cluster") return;
+  const Node parts = n.required("clusters");
+  int total = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const Node p = parts.at(i);
+    topologies::ClusterPart part;
+    part.nodes = static_cast<int>(p.required("nodes").as_positive_int());
+    part.network.push_back(read_inter_node(p, catalog, part.nodes));
+    total += part.nodes;
+    in.parts.push_back(std::move(part));
+  }
+  if (total != nodes) parts.fail("the clusters hold " + std::to_string(total) + " nodes, the system has " + std::to_string(nodes));
+  const Node join = n.required("join");
+  join.check_keys({"bandwidth", "latency"});
+  in.join_bandwidth = join.required("bandwidth").as_positive_quantity(units::Dimension::kBandwidth);
+  if (join.has("latency")) in.join_latency = join["latency"].as_nonnegative_quantity(units::Dimension::kTime);
+}
+
+// `inter_node` (or one cluster of a multi-cluster system, which also has `nodes`).
+topologies::InterNode read_inter_node(const Node& n, const hw::Catalog& catalog, int nodes) {
+  n.check_keys({"nodes", "topology", "nic", "nics_per_node", "gpu_nic_bandwidth", "oversubscription", "switch_radix",
+                "tiers", "dragonfly", "torus", "nic_groups", "clusters", "join"});
   topologies::InterNode in;
-  if (n.has("topology"))
-    in.topology = n["topology"].as_choice({"fat-tree", "rail-optimized", "single-switch", "dragonfly", "torus"});
-  in.nic = catalog.nic(n.required("nic"));
+  if (n.has("topology")) {
+    in.topology = n["topology"].as_string();
+    try {
+      topologies::topology_info(in.topology);
+    } catch (const ConfigError&) {
+      n["topology"].fail("unknown inter-node topology '" + in.topology + "'", "use one of " + topology_names());
+    }
+  }
+  const bool nic_needed = !n.has("nic_groups") && in.topology != "multi-cluster";
+  if (nic_needed || n.has("nic")) in.nic = catalog.nic(n.required("nic"));
   if (n.has("nics_per_node")) in.nics_per_node = static_cast<int>(n["nics_per_node"].as_positive_int());
+  if (n.has("gpu_nic_bandwidth"))
+    in.gpu_nic_bandwidth = n["gpu_nic_bandwidth"].as_positive_quantity(units::Dimension::kBandwidth);
   if (n.has("oversubscription")) {
     in.oversubscription = n["oversubscription"].as_number();
     if (in.oversubscription < 1) n["oversubscription"].fail("oversubscription must be at least 1 (1 = non-blocking)");
   }
+  read_shape(n, in);
+  read_groups(n, catalog, in, nodes);
   return in;
+}
+
+// The GPU's own PCIe link bounds its path to the NIC unless the scenario says otherwise.
+void fill_gpu_nic_bandwidth(topologies::InterNode& in, double pcie) {
+  if (in.gpu_nic_bandwidth == 0) in.gpu_nic_bandwidth = pcie;
+  for (topologies::ClusterPart& p : in.parts) fill_gpu_nic_bandwidth(p.network[0], pcie);
+}
+
+double gpu_pcie_bandwidth(const hw::GpuSpec& gpu, const hw::Catalog& catalog, const Node& where) {
+  if (gpu.pcie.empty() || !catalog.contains(hw::CatalogKind::kLink, gpu.pcie)) return 0;
+  return catalog.link(config::load_string(gpu.pcie, where.file())).bandwidth;
 }
 
 }  // namespace
@@ -57,13 +150,22 @@ topologies::Cluster read_cluster(const Node& n, const hw::Catalog& catalog) {
                             std::to_string(c.intra.max_gpus));
   }
   if (n.has("inter_node")) {
-    c.inter = read_inter_node(n["inter_node"], catalog);
+    c.inter = read_inter_node(n["inter_node"], catalog, c.nodes);
   } else if (server && c.nodes > 1) {
-    c.inter = topologies::InterNode{"fat-tree", catalog.nic(config::load_string(server->nic, n.file())), server->nics_per_node, 1.0};
+    topologies::InterNode in;
+    in.nic = catalog.nic(config::load_string(server->nic, n.file()));
+    in.nics_per_node = server->nics_per_node;
+    c.inter = in;
   } else if (c.nodes > 1) {
     n.required("inter_node");  // throws: several nodes need a network
   }
+  if (c.inter) fill_gpu_nic_bandwidth(*c.inter, gpu_pcie_bandwidth(c.gpu, catalog, n));
   if (server) c.node_power_other_w = server->power_other_w;
+  try {  // what only the whole topology can tell (a torus that does not match the node count, ...)
+    topologies::build_topology(c);
+  } catch (const ConfigError& e) {
+    (n.has("inter_node") ? n["inter_node"] : n).fail(e.what(), e.hint());
+  }
   return c;
 }
 

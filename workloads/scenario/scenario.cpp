@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "hw/error.hpp"
+#include "models/cost/cost_config.hpp"
 #include "workloads/model/model_config.hpp"
 
 namespace exasim::workloads {
@@ -11,37 +12,47 @@ namespace {
 
 using config::Node;
 
-const std::vector<std::string> kServingKeys = {"replicas", "parallelism",      "precision",      "kv_cache_dtype",
-                                               "scheduler", "max_batch_tokens", "chunked_prefill", "disaggregation",
-                                               "router",    "workload",         "slo"};
+// `collective_algorithm`: one algorithm for every collective it can run, or a map by collective
+// ({all_reduce: tree, all_gather: ring}); auto leaves the choice to the tuner.
+models::AlgorithmChoice read_algorithms(const Node& n) {
+  models::AlgorithmChoice choice;
+  auto parse = [](const Node& v) {
+    try {
+      return models::parse_algorithm(v.as_string());
+    } catch (const ConfigError& e) {
+      v.fail(e.what(), e.hint());
+    }
+  };
+  if (!n.is_map()) {
+    choice.set_all(parse(n));
+    return choice;
+  }
+  for (const std::string& key : n.keys()) {
+    models::Collective op = models::Collective::kAllReduce;
+    try {
+      op = models::parse_collective(key);
+    } catch (const ConfigError& e) {
+      n[key].fail(e.what(), e.hint());
+    }
+    choice.set(op, parse(n[key]));
+  }
+  return choice;
+}
 
 SimulationConfig read_simulation(const Node& n) {
-  n.check_keys({"fidelity", "seed", "all_ranks"});
+  n.check_keys({"fidelity", "seed", "all_ranks", "flow_model", "collective_algorithm"});
   SimulationConfig s;
   if (n.has("fidelity")) s.fidelity = n["fidelity"].as_choice({"analytical", "flow"});
   if (n.has("seed")) s.seed = static_cast<std::uint64_t>(n["seed"].as_nonnegative_int());
   if (n.has("all_ranks")) s.all_ranks = n["all_ranks"].as_bool();
-  if (s.fidelity == "flow") n["fidelity"].fail("the flow-level network backend is not available yet", "use fidelity: analytical");
   if (s.all_ranks) n["all_ranks"].fail("simulating every rank is not available yet", "use all_ranks: false (symmetry)");
+  s.network.backend = s.fidelity;
+  if (n.has("flow_model")) s.network.flow_model = n["flow_model"].as_choice({"LV08", "CM02"});
+  if (n.has("collective_algorithm")) s.network.algorithms = read_algorithms(n["collective_algorithm"]);
   return s;
 }
 
-models::CostRates read_cost(const Node& n) {
-  n.check_keys({"gpu_hour_usd", "electricity_usd_per_kwh", "pue"});
-  models::CostRates c;
-  auto money = [](const Node& v) {
-    const double x = v.as_number();
-    if (x < 0) v.fail("a price must not be negative");
-    return x;
-  };
-  if (n.has("gpu_hour_usd")) c.gpu_hour_usd = money(n["gpu_hour_usd"]);
-  if (n.has("electricity_usd_per_kwh")) c.electricity_usd_per_kwh = money(n["electricity_usd_per_kwh"]);
-  if (n.has("pue")) {
-    c.pue = n["pue"].as_number();
-    if (c.pue < 1) n["pue"].fail("PUE is facility power over IT power, at least 1");
-  }
-  return c;
-}
+models::CostRates read_cost(const Node& n) { return models::read_cost_rates(n); }  // models/cost/cost_config.hpp
 
 models::Calibration read_calibration(const Node& n, const topologies::Cluster& cluster, const std::string& base_dir) {
   models::Calibration cal;
@@ -70,7 +81,8 @@ double node_power_other(const hw::Catalog& catalog, const topologies::Cluster& c
 
 Scenario scenario_from_node(const Node& root, const hw::Catalog& catalog, const std::string& base_dir) {
   root.expect_map();
-  root.check_keys({"name", "description", "cluster", "model", "training", "serving", "simulation", "calibration", "cost"});
+  root.check_keys({"name", "description", "cluster", "model", "training", "serving", "simulation", "calibration", "cost",
+                  "plan_space", "power"});  // plan_space: workloads/planner/plan_space.hpp; power: models/power/power_config.hpp
   Scenario s;
   s.root = root;
   s.file = root.file();
@@ -83,13 +95,14 @@ Scenario scenario_from_node(const Node& root, const hw::Catalog& catalog, const 
   if (root.has("training")) {
     s.training = read_training(root["training"], s.cluster.gpu_count());
   } else if (root.has("serving")) {
-    root["serving"].check_keys(kServingKeys);
-    s.serving = true;
+    s.serving = true;  // read below, once the calibration is known
   } else {
     root.required("training");
   }
   if (root.has("simulation")) s.simulation = read_simulation(root["simulation"]);
   s.calibration = read_calibration(root["calibration"], s.cluster, base_dir);
+  if (s.serving)
+    s.serving_config = read_serving(root["serving"], catalog, s.cluster, s.model, s.calibration.kernel, base_dir);
   if (root.has("cost")) s.cost = read_cost(root["cost"]);
   return s;
 }

@@ -9,8 +9,10 @@
 #include "hw/config/node.hpp"
 #include "models/calibration/calibration_file.hpp"
 #include "models/cost/cost_model.hpp"
+#include "sim/net/network_options.hpp"
 #include "topologies/cluster.hpp"
 #include "workloads/model/model_spec.hpp"
+#include "workloads/serving/serving_config.hpp"
 #include "workloads/training/training_config.hpp"
 
 namespace exasim::workloads {
@@ -19,6 +21,8 @@ struct SimulationConfig {
   std::string fidelity = "analytical";  // analytical | flow
   std::uint64_t seed = 1;
   bool all_ranks = false;
+  // The network backend and its choices (fidelity, flow_model, collective_algorithm).
+  sim::NetworkOptions network;
 };
 
 struct Scenario {
@@ -30,6 +34,7 @@ struct Scenario {
   ModelSpec model;
   std::optional<TrainingConfig> training;
   bool serving = false;  // a serving: section is present
+  std::optional<::exasim::workloads::serving::ServingConfig> serving_config;  // read from it (serving_reader.cpp)
   SimulationConfig simulation;
   models::Calibration calibration;
   models::CostRates cost;
@@ -47,5 +52,9 @@ Scenario scenario_from_node(const config::Node& root, const hw::Catalog& catalog
 // Readers of the sections, exposed for tests.
 topologies::Cluster read_cluster(const config::Node& n, const hw::Catalog& catalog);
 TrainingConfig read_training(const config::Node& n, int cluster_gpus);
+// `cluster_kernel`: the scenario's kernel parameters, used by pools on the cluster's GPU type.
+serving::ServingConfig read_serving(const config::Node& n, const hw::Catalog& catalog, const topologies::Cluster& cluster,
+                                    const ModelSpec& model, const models::KernelParams& cluster_kernel,
+                                    const std::string& base_dir);
 
 }  // namespace exasim::workloads

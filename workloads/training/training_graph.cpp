@@ -7,7 +7,7 @@
 #include <string>
 
 #include "hw/error.hpp"
-#include "models/kernel/roofline.hpp"
+#include "models/kernel/kernel_models.hpp"
 #include "workloads/training/pipeline_schedule.hpp"
 #include "workloads/training/training_memory.hpp"
 #include "workloads/training/transformer_ops.hpp"
@@ -24,11 +24,19 @@ struct Segment {
   std::uint32_t comm_op = sim::kNone;     // comm
 };
 
+// Kernel time of one op from the tile-level models (models/kernel/kernel_models.hpp). GEMMs run
+// in the training precision; attention and memory-bound kernels on 16-bit activations when the
+// GEMMs are fp8/fp4 (Transformer Engine keeps activations in bf16).
 models::KernelCost cost_of(const Op& op, const KernelContext& k, DType dtype) {
+  const DType act = (dtype == DType::kFp8 || dtype == DType::kFp4) ? DType::kBf16 : dtype;
   switch (op.kind) {
-    case OpKind::kGemm: return models::gemm(k.gpu, k.params, dtype, op.m, op.n, op.k, op.batch);
-    case OpKind::kAttention: return models::roofline(k.gpu, k.params, dtype, op.flops, op.bytes, true);
-    default: return models::memory_bound(k.gpu, k.params, op.bytes, op.flops);
+    case OpKind::kGemm: return models::gemm_time(k.gpu, k.params, dtype, op.m, op.n, op.k, op.batch);
+    case OpKind::kAttention:
+      return op.backward ? models::attention_backward(k.gpu, k.params, act, op.attention)
+                         : models::attention_prefill(k.gpu, k.params, act, op.attention);
+    default:
+      if (op.memory_op) return models::memory_op(k.gpu, k.params, *op.memory_op, act, op.rows, op.cols);
+      return models::streaming_kernel(k.gpu, k.params, op.bytes, op.flops);
   }
 }
 
@@ -335,7 +343,7 @@ void Lowering::emit_gradient_sync(int stage) {
   // Gradient clipping: the global gradient norm, a read of the gradients this GPU holds and a
   // 4-byte all-reduce, before the optimizer may step.
   const double grads_held = stage_params / (c.zero >= 2 ? dp : 1);
-  const models::KernelCost norm = models::memory_bound(k_.gpu, k_.params, 2 * grads_held, 2 * grads_held);
+  const models::KernelCost norm = models::streaming_kernel(k_.gpu, k_.params, 2 * grads_held, 2 * grads_held);
   sim::TaskSpec norm_task;
   norm_task.label = "gradient norm";
   norm_task.stream = st.compute;
@@ -355,7 +363,7 @@ void Lowering::emit_gradient_sync(int stage) {
   // Adam with fp32 master weights: read grad, master, m, v (4 x 4 B), write master, m, v and
   // the 16-bit weight (3 x 4 + 2 B) = 30 B and ~12 FLOPs per parameter it owns.
   const double owned = stage_params / (c.zero >= 1 ? dp : 1);
-  const models::KernelCost step = models::memory_bound(k_.gpu, k_.params, 30 * owned, 12 * owned);
+  const models::KernelCost step = models::memory_op(k_.gpu, k_.params, models::MemoryOp::kAdam, DType::kBf16, owned, 1);
   sim::TaskSpec opt;
   opt.label = "optimizer step";
   opt.stream = st.compute;

@@ -5,7 +5,7 @@
 #include "hw/error.hpp"
 #include "hw/units.hpp"
 #include "models/power/gpu_power.hpp"
-#include "sim/analytical_network.hpp"
+#include "sim/net/network_registry.hpp"
 #include "sim/engine.hpp"
 #include "sim/interval_set.hpp"
 #include "workloads/training/transformer_ops.hpp"
@@ -98,8 +98,12 @@ TrainingResult simulate_training(const TrainingInputs& in) {
   r.memory = check_training_memory(in.plan, in.cluster);
   r.memory_capacity_bytes = in.cluster.gpu.hbm_capacity_bytes;
   r.graph = std::make_shared<TrainingGraph>(build_training_graph(in.plan, {in.cluster.gpu, in.kernel}));
-  sim::AnalyticalNetwork network(in.cluster, in.collective);
-  sim::Engine engine(r.graph->graph, &r.graph->comm_ops, &network);
+  // Symmetry: the one simulated GPU per stage stands for its TP peers and DP replicas, whose
+  // copies of each collective share the network with it.
+  sim::NetworkOptions options = in.network;
+  options.symmetric_copies = true;
+  const auto network = sim::make_network_backend(in.cluster, in.collective, options);
+  sim::Engine engine(r.graph->graph, &r.graph->comm_ops, network.get());
   r.timeline = std::make_shared<sim::Timeline>(engine.run());
   r.tasks = r.graph->graph.task_count();
   r.events = engine.stats().events;

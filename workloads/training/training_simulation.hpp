@@ -5,6 +5,7 @@
 #include "models/collective/collective_model.hpp"
 #include "models/cost/cost_model.hpp"
 #include "models/kernel/kernel_params.hpp"
+#include "sim/net/network_options.hpp"
 #include "sim/timeline.hpp"
 #include "topologies/cluster.hpp"
 #include "workloads/training/training_graph.hpp"
@@ -49,6 +50,7 @@ struct TrainingInputs {
   models::KernelParams kernel;
   models::CollectiveParams collective;
   models::CostRates cost;
+  sim::NetworkOptions network = {};  // backend (fidelity) and collective algorithms
 };
 
 // Throws PlanError when the plan does not fit in GPU memory (nothing is simulated then).

@@ -48,12 +48,33 @@ Op memory(std::string_view name, double bytes, double flops) {
   return op;
 }
 
-Op attention(std::string_view name, double flops, double bytes) {
+// A memory-bound kernel the models know; its bytes and FLOPs are the model's.
+Op memory(std::string_view name, models::MemoryOp kind, const LayerDims& d, double rows, double cols) {
+  const models::MemoryTraffic t = models::memory_op_traffic(kind, d.act_dtype, rows, cols);
+  Op op = memory(name, t.bytes, t.flops);
+  op.memory_op = kind;
+  op.rows = rows, op.cols = cols;
+  return op;
+}
+
+models::MemoryOp norm(const LayerDims& d, bool backward) {
+  if (d.rms_norm) return backward ? models::MemoryOp::kRmsNormBackward : models::MemoryOp::kRmsNorm;
+  return backward ? models::MemoryOp::kLayerNormBackward : models::MemoryOp::kLayerNorm;
+}
+
+// FlashAttention over the micro-batch's sequences; FLOPs and bytes as the kernel model counts
+// them (causal: the visible half of the score matrix).
+Op attention(std::string_view name, const LayerDims& d, bool backward) {
   Op op;
   op.name = name;
   op.kind = OpKind::kAttention;
-  op.flops = flops;
-  op.bytes = bytes;
+  op.backward = backward;
+  op.attention = {d.micro_batch, d.seq, d.seq, d.heads, d.kv_heads, d.head_dim, d.causal_fraction < 1};
+  const double e = d.act_bytes, s = d.seq, b = d.micro_batch;
+  const double fwd_flops = 4 * b * s * s * d.heads * d.head_dim * d.causal_fraction;
+  const double q = d.tokens * d.heads * d.head_dim * e, kv = d.tokens * d.kv_heads * d.head_dim * e;
+  op.flops = backward ? 2.5 * fwd_flops : fwd_flops;
+  op.bytes = backward ? 5 * q + 4 * kv : 2 * q + 2 * kv;  // fwd: Q, K, V in, O out; bwd: + O, dO, dQ, dK, dV
   return op;
 }
 
@@ -75,14 +96,12 @@ sim::CommKind block_exit(const LayerDims& d) { return d.sp ? sim::CommKind::kRed
 void attention_core_forward(std::vector<Op>& ops, const LayerDims& d) {
   const double e = d.act_bytes, s = d.seq, b = d.micro_batch, a = d.heads, hd = d.head_dim;
   if (d.flash) {
-    const double flops = 4 * b * s * s * a * hd * d.causal_fraction;
-    const double bytes = (d.tokens * (a + 2 * d.kv_heads) * hd + d.tokens * a * hd) * e;
-    ops.push_back(attention("attn.flash_fwd", flops, bytes));
+    ops.push_back(attention("attn.flash_fwd", d, false));
     return;
   }
   const double scores = b * a * s * s;
   ops.push_back(gemm("attn.qk", s, s, hd, e, b * a));
-  ops.push_back(memory("attn.softmax", 2 * scores * e, 5 * scores));
+  ops.push_back(memory("attn.softmax", models::MemoryOp::kSoftmax, d, b * a * s, s));
   ops.push_back(memory("attn.dropout", scores * (2 * e + 1)));
   ops.push_back(gemm("attn.av", s, hd, s, e, b * a));
 }
@@ -91,16 +110,14 @@ void attention_core_backward(std::vector<Op>& ops, const LayerDims& d) {
   const double e = d.act_bytes, s = d.seq, b = d.micro_batch, a = d.heads, hd = d.head_dim;
   if (d.flash) {
     // FlashAttention backward recomputes the scores: 5 matmuls against the forward's 2.
-    const double flops = 2.5 * 4 * b * s * s * a * hd * d.causal_fraction;
-    const double bytes = (2 * d.tokens * (a + 2 * d.kv_heads) * hd + 2 * d.tokens * a * hd) * e;
-    ops.push_back(attention("attn.flash_bwd", flops, bytes));
+    ops.push_back(attention("attn.flash_bwd", d, true));
     return;
   }
   const double scores = b * a * s * s;
   ops.push_back(gemm("attn.av_dprobs", s, s, hd, e, b * a));
   ops.push_back(gemm("attn.av_dv", s, hd, s, e, b * a));
   ops.push_back(memory("attn.dropout_bwd", scores * (2 * e + 1)));
-  ops.push_back(memory("attn.softmax_bwd", 3 * scores * e, 3 * scores));
+  ops.push_back(memory("attn.softmax_bwd", models::MemoryOp::kSoftmaxBackward, d, b * a * s, s));
   ops.push_back(gemm("attn.qk_dq", s, hd, s, e, b * a));
   ops.push_back(gemm("attn.qk_dk", s, hd, s, e, b * a));
 }
@@ -121,10 +138,12 @@ LayerDims LayerDims::from(const ModelSpec& model, const TrainingConfig& cfg) {
   d.ffn = static_cast<double>(model.ffn) / t;
   d.vocab = static_cast<double>(model.vocab) / t;
   d.act_bytes = (cfg.precision == DType::kFp32 || cfg.precision == DType::kTf32) ? 4 : 2;
+  d.act_dtype = d.act_bytes == 4 ? DType::kFp32 : DType::kBf16;
   d.tp = t;
   d.sp = cfg.parallelism.sequence_parallel && t > 1;
   d.gated = model.gated_mlp;
   d.rope = model.position == PositionKind::kRope;
+  d.rms_norm = model.norm == NormKind::kRmsNorm;
   d.flash = cfg.attention == AttentionKernel::kFlash;
   d.fp8 = cfg.precision == DType::kFp8;
   return d;
@@ -135,18 +154,18 @@ std::vector<Op> layer_forward(const LayerDims& d) {
   const double qkv = (d.heads + 2 * d.kv_heads) * d.head_dim;
   const double up = d.ffn * (d.gated ? 2 : 1);
   std::vector<Op> ops;
-  ops.push_back(memory("ln1", 2 * Tr * h * e, 5 * Tr * h));
+  ops.push_back(memory("ln1", norm(d, false), d, Tr, h));
   if (d.sp) tp_comm(ops, "tp.allgather_attn", sim::CommKind::kAllGather, T * h * e, d.tp);
   ops.push_back(gemm("qkv", T, qkv, h, e));
-  if (d.rope) ops.push_back(memory("rope", 2 * T * (d.heads + d.kv_heads) * d.head_dim * e));
+  if (d.rope) ops.push_back(memory("rope", models::MemoryOp::kRope, d, T, (d.heads + d.kv_heads) * d.head_dim));
   attention_core_forward(ops, d);
   ops.push_back(gemm("attn.out", T, h, d.heads * d.head_dim, e));
   tp_comm(ops, d.sp ? "tp.reducescatter_attn" : "tp.allreduce_attn", block_exit(d), T * h * e, d.tp);
   ops.push_back(memory("dropout_add1", Tr * h * (3 * e + 1)));
-  ops.push_back(memory("ln2", 2 * Tr * h * e, 5 * Tr * h));
+  ops.push_back(memory("ln2", norm(d, false), d, Tr, h));
   if (d.sp) tp_comm(ops, "tp.allgather_mlp", sim::CommKind::kAllGather, T * h * e, d.tp);
   ops.push_back(gemm("mlp.up", T, up, h, e));
-  ops.push_back(memory("mlp.act", (d.gated ? 3 : 2) * T * d.ffn * e, 8 * T * d.ffn));
+  ops.push_back(memory("mlp.act", d.gated ? models::MemoryOp::kSiluMul : models::MemoryOp::kGelu, d, T, d.ffn));
   ops.push_back(gemm("mlp.down", T, h, d.ffn, e));
   tp_comm(ops, d.sp ? "tp.reducescatter_mlp" : "tp.allreduce_mlp", block_exit(d), T * h * e, d.tp);
   ops.push_back(memory("dropout_add2", Tr * h * (3 * e + 1)));
@@ -163,21 +182,22 @@ std::vector<Op> layer_backward(const LayerDims& d) {
   if (d.sp) tp_comm(ops, "tp.allgather_mlp_bwd", sim::CommKind::kAllGather, T * h * e, d.tp);
   ops.push_back(gemm("mlp.down_dgrad", T, d.ffn, h, e));
   ops.push_back(weight_gradient("mlp.down_wgrad", h, d.ffn, T, e));
-  ops.push_back(memory("mlp.act_bwd", (d.gated ? 5 : 3) * T * d.ffn * e, 10 * T * d.ffn));
+  ops.push_back(memory("mlp.act_bwd", d.gated ? models::MemoryOp::kSiluMulBackward : models::MemoryOp::kGeluBackward,
+                       d, T, d.ffn));
   ops.push_back(gemm("mlp.up_dgrad", T, h, up, e));
   ops.push_back(weight_gradient("mlp.up_wgrad", up, h, T, e));
   tp_comm(ops, d.sp ? "tp.reducescatter_mlp_bwd" : "tp.allreduce_mlp_bwd", block_exit(d), T * h * e, d.tp);
-  ops.push_back(memory("ln2_bwd", 4 * Tr * h * e, 8 * Tr * h));
+  ops.push_back(memory("ln2_bwd", norm(d, true), d, Tr, h));
   ops.push_back(memory("dropout_add1_bwd", Tr * h * (2 * e + 1)));
   if (d.sp) tp_comm(ops, "tp.allgather_attn_bwd", sim::CommKind::kAllGather, T * h * e, d.tp);
   ops.push_back(gemm("attn.out_dgrad", T, ctx, h, e));
   ops.push_back(weight_gradient("attn.out_wgrad", ctx, h, T, e));
   attention_core_backward(ops, d);
-  if (d.rope) ops.push_back(memory("rope_bwd", 2 * T * (d.heads + d.kv_heads) * d.head_dim * e));
+  if (d.rope) ops.push_back(memory("rope_bwd", models::MemoryOp::kRopeBackward, d, T, (d.heads + d.kv_heads) * d.head_dim));
   ops.push_back(gemm("qkv_dgrad", T, h, qkv, e));
   ops.push_back(weight_gradient("qkv_wgrad", qkv, h, T, e));
   tp_comm(ops, d.sp ? "tp.reducescatter_attn_bwd" : "tp.allreduce_attn_bwd", block_exit(d), T * h * e, d.tp);
-  ops.push_back(memory("ln1_bwd", 4 * Tr * h * e, 8 * Tr * h));
+  ops.push_back(memory("ln1_bwd", norm(d, true), d, Tr, h));
   return with_fp8_casts(std::move(ops), d);
 }
 
@@ -192,7 +212,7 @@ std::vector<Op> layer_recompute(const LayerDims& d, models::Recompute policy) {
 std::vector<Op> embedding_forward(const LayerDims& d) {
   const double e = d.act_bytes, T = d.tokens, Tr = d.replicated_tokens(), h = d.hidden;
   std::vector<Op> ops;
-  ops.push_back(memory("embedding", 2 * T * h * e));
+  ops.push_back(memory("embedding", models::MemoryOp::kEmbedding, d, T, h));
   // Vocabulary-parallel embedding: each rank fills the rows of its vocabulary shard.
   tp_comm(ops, d.sp ? "tp.reducescatter_embedding" : "tp.allreduce_embedding", block_exit(d), T * h * e, d.tp);
   if (!d.rope) ops.push_back(memory("position_add_dropout", Tr * h * (3 * e + 1)));
@@ -203,18 +223,18 @@ std::vector<Op> embedding_backward(const LayerDims& d) {
   const double e = d.act_bytes, T = d.tokens, h = d.hidden;
   std::vector<Op> ops;
   if (d.sp) tp_comm(ops, "tp.allgather_embedding_bwd", sim::CommKind::kAllGather, T * h * e, d.tp);
-  ops.push_back(memory("embedding_bwd", T * h * (e + 8)));  // scatter-add into fp32 gradient rows
+  ops.push_back(memory("embedding_bwd", models::MemoryOp::kEmbeddingBackward, d, T, h));  // fp32 scatter-add
   return ops;
 }
 
 std::vector<Op> head_forward(const LayerDims& d) {
   const double e = d.act_bytes, T = d.tokens, Tr = d.replicated_tokens(), h = d.hidden;
   std::vector<Op> ops;
-  ops.push_back(memory("final_norm", 2 * Tr * h * e, 5 * Tr * h));
+  ops.push_back(memory("final_norm", norm(d, false), d, Tr, h));
   if (d.sp) tp_comm(ops, "tp.allgather_head", sim::CommKind::kAllGather, T * h * e, d.tp);
   ops.push_back(gemm("logits", T, d.vocab, h, e));
   // Vocabulary-parallel cross entropy in fp32: max, sum of exponentials, target logit.
-  ops.push_back(memory("cross_entropy", T * d.vocab * (e + 3 * 4), 5 * T * d.vocab));
+  ops.push_back(memory("cross_entropy", models::MemoryOp::kCrossEntropy, d, T, d.vocab));
   tp_comm(ops, "tp.allreduce_loss", sim::CommKind::kAllReduce, 3 * T * 4, d.tp);
   return with_fp8_casts(std::move(ops), d);
 }
@@ -222,11 +242,11 @@ std::vector<Op> head_forward(const LayerDims& d) {
 std::vector<Op> head_backward(const LayerDims& d) {
   const double e = d.act_bytes, T = d.tokens, Tr = d.replicated_tokens(), h = d.hidden;
   std::vector<Op> ops;
-  ops.push_back(memory("cross_entropy_bwd", T * d.vocab * (4 + e), 2 * T * d.vocab));
+  ops.push_back(memory("cross_entropy_bwd", models::MemoryOp::kCrossEntropyBackward, d, T, d.vocab));
   ops.push_back(gemm("logits_dgrad", T, h, d.vocab, e));
   ops.push_back(weight_gradient("logits_wgrad", d.vocab, h, T, e));
   tp_comm(ops, d.sp ? "tp.reducescatter_head_bwd" : "tp.allreduce_head_bwd", block_exit(d), T * h * e, d.tp);
-  ops.push_back(memory("final_norm_bwd", 4 * Tr * h * e, 8 * Tr * h));
+  ops.push_back(memory("final_norm_bwd", norm(d, true), d, Tr, h));
   return with_fp8_casts(std::move(ops), d);
 }
 

@@ -2,9 +2,11 @@
 // The operations of one transformer layer (and of the embedding and LM head) for one
 // micro-batch on one GPU of a tensor-parallel group, in execution order, with their shapes,
 // FLOPs and bytes. Communication ops mark where the layer waits for its TP group.
+#include <optional>
 #include <string_view>
 #include <vector>
 
+#include "models/kernel/kernel_models.hpp"
 #include "sim/network_backend.hpp"
 #include "workloads/model/model_spec.hpp"
 #include "workloads/training/training_config.hpp"
@@ -20,7 +22,14 @@ struct Op {
   // kGemm: batch x [m,k]x[k,n]
   double m = 0, n = 0, k = 0, batch = 1;
   bool weight_grad = false;  // a weight-gradient GEMM (zero-bubble schedules run these separately)
-  // kAttention and kMemory: work and traffic (kGemm fills these too, for reports)
+  // kAttention: a FlashAttention kernel (forward or backward) over these sequences
+  models::AttentionShape attention;
+  bool backward = false;
+  // kMemory: a known memory-bound kernel over [rows, cols] (models::memory_op), or, when
+  // memory_op is empty, a fused streaming kernel of `bytes` and `flops` (dropout + add, ...)
+  std::optional<models::MemoryOp> memory_op;
+  double rows = 0, cols = 0;
+  // Work and traffic of every compute op, for reports (the models charge the same figures)
   double flops = 0;
   double bytes = 0;
   // kComm
@@ -41,10 +50,12 @@ struct LayerDims {
   double ffn = 0;         // per GPU: ffn / t
   double vocab = 0;       // per GPU: vocab / t
   double act_bytes = 2;   // bytes per activation element
+  DType act_dtype = DType::kBf16;
   int tp = 1;
   bool sp = false;        // sequence parallel
   bool gated = false;
   bool rope = false;
+  bool rms_norm = false;  // RMSNorm (Llama family) instead of LayerNorm (GPT)
   bool flash = true;
   bool fp8 = false;       // fp8 GEMMs: operands are cast (and scaled) from 16-bit first
   double causal_fraction = 0.5;  // share of the score matrix a causal flash kernel computes

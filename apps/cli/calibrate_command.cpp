@@ -1,0 +1,270 @@
+// `exasim calibrate INPUT... [--format NAME] [--device NAME] [--fit SOURCES] [-o CALIB.yaml]`: fits
+// model parameters to measurements and writes a calibration file. The input's format picks the
+// reader from a table (`--format` names one; otherwise the first that recognizes the file is used):
+//   vidur-ops  Vidur operator tables (<gpu>_<model>_ops.csv): the GPU kernel models
+//   profile    exasim-bench profile (JSON): CPU models (calibrate_cpu.cpp) and GPU kernel models
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "apps/cli/calibrate_cpu.hpp"
+#include "apps/cli/commands.hpp"
+#include "apps/cli/table.hpp"
+#include "hw/catalog.hpp"
+#include "hw/error.hpp"
+#include "hw/profile/profile.hpp"
+#include "hw/units.hpp"
+#include "models/calibration/calibration_file.hpp"
+#include "models/calibration/kernel_calibration.hpp"
+#include "models/calibration/vidur_op_table.hpp"
+
+namespace exasim::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CalibrateOptions {
+  std::vector<std::string> inputs;
+  std::string input;   // the first input (single-file formats)
+  std::string format = "auto";
+  std::string device;  // catalog name of the measured device (its spec is the basis of the fit)
+  std::string output;  // calibration file; empty: configs/calibration/<device>.yaml (CPU: <host>-<date>)
+  std::vector<std::string> fit_sources;  // fit on these sources only; predict the others
+  std::string date;    // written into the file; default: today (UTC)
+  int starts = 64;     // Latin-hypercube starting points of the fit
+};
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string today() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string percent(double mae) { return mae < 0 ? "-" : fmt_percent(mae, 1); }
+
+void print_accuracy(std::ostream& out, const std::string& title, const std::vector<models::KernelSample>& samples,
+                    const std::vector<std::pair<std::string, models::AccuracyTable>>& models_) {
+  if (samples.empty()) return;
+  std::vector<std::string> headers = {"model", "op"};
+  for (const auto& b : models::token_buckets()) headers.push_back(b.label);
+  Table t(headers);
+  for (std::size_t c = 2; c < headers.size(); ++c) t.set_align_right(c);
+  for (const auto& [name, table] : models_) {
+    for (const auto& row : table.rows) {
+      std::vector<std::string> cells = {name, row.label};
+      for (double m : row.mae) cells.push_back(percent(m));
+      t.add_row(cells);
+    }
+  }
+  out << title << " (" << samples.size() << " kernels): mean absolute error by token count\n";
+  t.print(out);
+  out << "\n";
+}
+
+std::string param_text(const models::NamedParam& p) {
+  if (p.kind == models::ParamKind::kTime) return units::format(*p.value, units::Dimension::kTime, 4);
+  return fmt_fixed(*p.value, 3);
+}
+
+void print_params(std::ostream& out, const models::KernelCalibration& c) {
+  models::KernelParams before = c.uncalibrated, family = c.family, after = c.fitted;
+  const auto b = models::named_params(before), f = models::named_params(family), a = models::named_params(after);
+  Table t({"parameter", "uncalibrated", "family default", "fitted"});
+  t.set_align_right(1), t.set_align_right(2), t.set_align_right(3);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::find(c.fitted_names.begin(), c.fitted_names.end(), a[i].name) == c.fitted_names.end()) continue;
+    const bool per_op = a[i].name.find('.') != std::string::npos;
+    t.add_row({a[i].name, per_op ? "(shared)" : param_text(b[i]), *f[i].value > 0 ? param_text(f[i]) : "(shared)",
+               param_text(a[i])});
+  }
+  t.print(out);
+  out << "\n";
+}
+
+// Fits and reports the GPU kernel models for `samples` measured on catalog GPU `gpu_name`.
+int calibrate_gpu(const Context& ctx, const CalibrateOptions& o, const std::string& gpu_name,
+                  const std::vector<models::KernelSample>& samples, const std::string& source) {
+  const hw::Catalog catalog = hw::Catalog::load(ctx.configs_dir);
+  if (!catalog.contains(hw::CatalogKind::kGpu, gpu_name))
+    throw ConfigError("unknown GPU \"" + gpu_name + "\"", {"<command line>", 0, "--device"}, "see `exasim hw list --kind gpu`");
+  const hw::GpuSpec gpu = catalog.gpu(gpu_name);
+  models::KernelCalibrationOptions opts;
+  opts.fit_sources = o.fit_sources;
+  opts.fit.samples = o.starts;
+  const models::KernelCalibration c = models::calibrate_kernels(gpu, samples, opts);
+  std::ostream& out = std::cout;
+  out << "exasim: kernel models of " << gpu.name << " fitted to " << c.fit_set.size() << " of " << samples.size()
+      << " measured kernels (" << source << ")";
+  if (!c.held_out.empty()) out << "; " << c.held_out.size() << " held out and predicted without refitting";
+  out << "\n\n";
+  print_params(out, c);
+  out << "uncalibrated: " << c.uncalibrated.source << "\nfamily default: " << c.family.source << "\n\n";
+  const auto tile = models::tile_model_predictor(gpu);
+  const auto roof = models::roofline_predictor(gpu);
+  for (const auto* set : {&c.fit_set, &c.held_out}) {
+    std::vector<models::KernelSample> gemms, mems;
+    for (const auto& s : *set) (s.kind == models::SampleKind::kGemm ? gemms : mems).push_back(s);
+    const std::string which = set == &c.fit_set ? "fit set" : "held out";
+    print_accuracy(out, which + ", GEMMs", gemms,
+                   {{"tile model", models::accuracy_table(gemms, c.fitted, tile)},
+                    {"roofline, 3 fitted", models::accuracy_table(gemms, c.roofline, roof)},
+                    {"datasheet roofline", models::accuracy_table(gemms, models::datasheet_params(), roof)},
+                    {"family default", models::accuracy_table(gemms, c.family, tile)},
+                    {"uncalibrated", models::accuracy_table(gemms, c.uncalibrated, tile)}});
+    print_accuracy(out, which + ", memory-bound ops", mems,
+                   {{"tile model", models::accuracy_table(mems, c.fitted, tile)},
+                    {"family default", models::accuracy_table(mems, c.family, tile)},
+                    {"uncalibrated", models::accuracy_table(mems, c.uncalibrated, tile)}});
+  }
+  models::CalibrationHeader h;
+  h.gpu = gpu.name;
+  h.date = o.date.empty() ? today() : o.date;
+  h.source = source;
+  std::ostringstream fit_text;
+  h.fit.emplace_back("samples", std::to_string(c.fit_set.size()) + " fitted, " + std::to_string(c.held_out.size()) + " held out");
+  h.fit.emplace_back("gemm_mean_abs_error", fmt_percent(c.gemm_fit_error, 2));
+  h.fit.emplace_back("memory_op_mean_abs_error", fmt_percent(c.memory_fit_error, 2));
+  const std::string path = o.output.empty()
+                               ? (fs::path(ctx.configs_dir) / "calibration" / (lower(gpu.name) + ".yaml")).string()
+                               : o.output;
+  models::write_calibration(path, h, c.fitted, c.fitted_names);
+  out << "wrote " << path << "\n";
+  return 0;
+}
+
+std::string join_sources(const std::vector<std::string>& inputs) {
+  std::string s = "Vidur op tables (microsoft/vidur, shared/data/profiles):";
+  for (const auto& i : inputs) s += " " + fs::path(i).filename().string();
+  return s;
+}
+
+int run_vidur(const Context& ctx, const CalibrateOptions& o) {
+  std::vector<models::KernelSample> samples;
+  std::string gpu = o.device;
+  for (const std::string& path : o.inputs) {
+    const std::string from_name = models::vidur_table_gpu(path);
+    if (gpu.empty()) gpu = from_name;
+    if (!from_name.empty() && from_name != gpu)
+      throw ConfigError("tables of different GPUs (" + gpu + ", " + from_name + ")", {path, 0, ""},
+                        "calibrate one GPU at a time, or name it with --device");
+    auto s = models::read_vidur_op_table(path);
+    samples.insert(samples.end(), s.begin(), s.end());
+  }
+  if (gpu.empty())
+    throw ConfigError("cannot tell which GPU the tables were measured on", {o.input, 0, ""}, "give --device GPU");
+  return calibrate_gpu(ctx, o, gpu, samples, join_sources(o.inputs));
+}
+
+// GEMM measurements of a GPU device in an exasim-bench profile, as samples.
+std::vector<models::KernelSample> profile_gpu_samples(const hw::Profile& profile, const std::string& path) {
+  std::vector<models::KernelSample> out;
+  for (std::size_t i = 0; i < profile.measurements.size(); ++i) {
+    const hw::Measurement& m = profile.measurements[i];
+    bool gpu = false;
+    for (const auto& d : profile.devices) gpu = gpu || (d.index == m.device && d.kind == "gpu");
+    if (!gpu || m.suite != "gemm" || !(m.time_s.median > 0)) continue;
+    auto dim = [&](const char* k, double fallback) {
+      auto it = m.shape.find(k);
+      return it == m.shape.end() ? fallback : it->second;
+    };
+    models::KernelSample s;
+    s.kind = models::SampleKind::kGemm;
+    s.op = "gemm";
+    s.source = fs::path(path).filename().string();
+    s.line = static_cast<int>(i);
+    s.dtype = dtype_from_name(m.dtype).value_or(DType::kBf16);
+    s.m = dim("m", 0), s.n = dim("n", 0), s.k = dim("k", 0), s.batch = dim("batch", 1);
+    s.tokens = s.m;
+    s.time_s = m.time_s.median;
+    if (s.m > 0 && s.n > 0 && s.k > 0) out.push_back(s);
+  }
+  return out;
+}
+
+// exasim-bench profile: the CPU branch fits the CPU models; GPU GEMMs fit the kernel models.
+int run_profile(const Context& ctx, const CalibrateOptions& o) {
+  if (o.inputs.size() > 1)
+    throw ConfigError("one profile at a time", {o.inputs[1], 0, ""}, "run exasim calibrate once per profile");
+  const hw::Profile profile = hw::read_profile(o.input);
+  const std::vector<models::KernelSample> gpu_samples = profile_gpu_samples(profile, o.input);
+  if (!profile_has_cpu(profile) && gpu_samples.empty()) {
+    throw ConfigError("the profile has no measurements to fit", {o.input, 0, "measurements"},
+                      "run exasim-bench (e.g. exasim-bench --quick -o PROFILE.json)");
+  }
+  if (profile_has_cpu(profile)) return calibrate_cpu_profile(ctx, profile, o.input, o.device, o.output, std::cout);
+  std::string gpu = o.device;
+  for (const auto& d : profile.devices)
+    if (gpu.empty() && d.kind == "gpu") gpu = d.name;
+  return calibrate_gpu(ctx, o, gpu, gpu_samples, "exasim-bench profile " + fs::path(o.input).filename().string());
+}
+
+struct InputFormat {
+  std::string_view name;
+  std::string_view help;
+  bool (*recognizes)(const std::string& path);
+  int (*run)(const Context& ctx, const CalibrateOptions& o);
+};
+
+constexpr InputFormat kFormats[] = {
+    {"vidur-ops", "Vidur op tables (<gpu>_<model>_ops.csv): GPU kernel models", models::is_vidur_op_table, run_vidur},
+    {"profile", "exasim-bench profile (JSON): CPU models and GPU kernel models",
+     [](const std::string& p) { return ends_with(p, ".json"); }, run_profile},
+};
+
+std::vector<std::string> format_names() {
+  std::vector<std::string> out = {"auto"};
+  for (const auto& f : kFormats) out.emplace_back(f.name);
+  return out;
+}
+
+int run_calibrate(const Context& ctx, CalibrateOptions o) {
+  o.input = o.inputs.front();
+  for (const auto& in : o.inputs)
+    if (!fs::exists(in)) throw IoError("cannot read input", {in, 0, ""}, "check the path");
+  for (const auto& f : kFormats) {
+    if (o.format == f.name || (o.format == "auto" && f.recognizes(o.input))) return f.run(ctx, o);
+  }
+  std::string known;
+  for (const auto& f : kFormats) known += (known.empty() ? "" : "; ") + std::string(f.name) + ": " + std::string(f.help);
+  throw ConfigError("cannot tell the format of the input", {o.input, 0, ""}, "give --format (" + known + ")");
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app, Context& ctx) {
+  auto opt = std::make_shared<CalibrateOptions>();
+  CLI::App* cmd = app.add_subcommand("calibrate", "fit model parameters to measurements (Vidur op tables, exasim-bench profiles)");
+  cmd->add_option("INPUT", opt->inputs, "measurements: Vidur *_ops.csv tables (several), or one PROFILE.json")->required();
+  cmd->add_option("--format", opt->format, "input format")->check(CLI::IsMember(format_names()));
+  cmd->add_option("--device,--gpu", opt->device,
+                  "catalog name of the measured device, e.g. A100-SXM4-80GB or host-cpu (default: from the input)");
+  cmd->add_option("--fit", opt->fit_sources,
+                  "fit on these sources only (e.g. meta-llama_llama-2-7b-hf); the others are predicted")
+      ->delimiter(',');
+  cmd->add_option("-o,--output", opt->output,
+                  "calibration file to write (default: configs/calibration/<gpu>.yaml; CPU: <host>-<date>.yaml)");
+  cmd->add_option("--date", opt->date, "date written into the file (default: today, UTC)");
+  cmd->add_option("--starts", opt->starts, "starting points sampled before the local fits")->check(CLI::NonNegativeNumber);
+  cmd->callback([&ctx, opt] { ctx.handler = [&ctx, opt] { return run_calibrate(ctx, *opt); }; });
+}
+
+}  // namespace exasim::cli

@@ -1,0 +1,128 @@
+// `exasim collective --cluster C --op OP --bytes B --ranks R`: one collective's predicted time,
+// algorithm and nccl-tests bandwidths, on either network backend.
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <string>
+
+#include "apps/cli/cluster_source.hpp"
+#include "apps/cli/commands.hpp"
+#include "apps/cli/table.hpp"
+#include "hw/error.hpp"
+#include "hw/units.hpp"
+#include "models/collective/algorithm.hpp"
+#include "sim/net/analytical_network.hpp"
+#include "sim/net/group_placement.hpp"
+#include "sim/net/network_registry.hpp"
+
+namespace exasim::cli {
+
+namespace {
+
+struct CollectiveOptions {
+  std::string cluster;
+  std::string op = "all_reduce";
+  std::string bytes;
+  int ranks = 0;
+  int nodes = 0;
+  std::string layout = "packed";
+  std::string algorithm = "auto";
+  std::string fidelity = "analytical";
+  std::string flow_model = "LV08";
+  bool json = false;
+};
+
+std::string help_footer() {
+  std::string s = "\nAlgorithms (--algorithm; auto picks the fastest by size and group shape):\n";
+  for (const auto& a : models::algorithm_table())
+    s += "  " + std::string(models::algorithm_name(a.id)) + ": " + std::string(a.help) + "\n";
+  s += "Fidelities (--fidelity):\n";
+  for (const auto& b : sim::network_backend_table()) s += "  " + std::string(b.name) + ": " + std::string(b.help) + "\n";
+  s += "Group layouts (--group-layout): packed | spread | NxK (e.g. 2x4) | explicit ranks 0,8,16,24\n";
+  return s;
+}
+
+// Nodes of a catalog node to build when --nodes is not given: enough for the layout.
+int nodes_for(const CollectiveOptions& o, const hw::Catalog& catalog) {
+  if (o.nodes > 0 || !catalog.contains(hw::CatalogKind::kNode, o.cluster)) return o.nodes;
+  const int g = catalog.node(config::load_string(o.cluster, "<command line>")).gpus_per_node;
+  if (const auto x = o.layout.find('x'); x != std::string::npos && o.layout.find(',') == std::string::npos)
+    return std::max(1, std::atoi(o.layout.substr(0, x).c_str()));
+  if (o.layout == "spread") return o.ranks;
+  return (o.ranks + g - 1) / g;
+}
+
+double parse_bytes(const std::string& text) {
+  std::string why;
+  const auto v = units::parse(text, units::Dimension::kBytes, &why);
+  if (!v || *v < 0) throw ConfigError("--bytes '" + text + "': " + why, {"<command line>", 0, "--bytes"}, "e.g. --bytes 64MiB");
+  return *v;
+}
+
+int run_collective(const Context& ctx, const CollectiveOptions& o) {
+  const hw::Catalog catalog = hw::Catalog::load(ctx.configs_dir);
+  const ClusterSource src = load_cluster_source(o.cluster, nodes_for(o, catalog), catalog);
+  sim::CommOp op;
+  const models::Collective kind = models::parse_collective(o.op);
+  op.kind = static_cast<sim::CommKind>(kind);
+  op.bytes = parse_bytes(o.bytes);
+  op.ranks = sim::place_group(o.layout, o.ranks, src.cluster);
+  sim::NetworkOptions options;
+  options.backend = o.fidelity;
+  options.flow_model = o.flow_model;
+  const models::CollectiveAlgorithm algorithm = models::parse_algorithm(o.algorithm);
+  options.algorithms.set(kind, algorithm);
+  sim::AnalyticalNetwork analytical(src.cluster, src.collective, options);
+  if (algorithm != models::CollectiveAlgorithm::kAuto) analytical.planner().plan(op, algorithm);  // throws if it cannot run
+  const sim::PlanChoice choice = analytical.planner().choose(op);
+  const sim::PlannedOp& plan = *choice.plan;
+  const auto backend = sim::make_network_backend(src.cluster, src.collective, options);
+  const models::CollectiveCost cost = sim::cost_of(choice, op, backend->duration(op, 0));
+  const std::string algo(models::algorithm_name(plan.empty() ? models::CollectiveAlgorithm::kAuto : cost.algorithm));
+  const std::string protocol(models::protocol_name(choice.protocol));
+  if (o.json) {
+    const nlohmann::json j = {{"time_s", cost.time_s},           {"algorithm", algo},
+                              {"bus_bandwidth", cost.bus_bandwidth}, {"algorithm_bandwidth", cost.algorithm_bandwidth},
+                              {"op", o.op},                        {"bytes", op.bytes},
+                              {"ranks", op.ranks.size()},          {"fidelity", o.fidelity},
+                              {"flows", plan.flows},                {"protocol", protocol}};
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  Table t({"", ""});
+  auto bw = [](double b) { return units::format(b, units::Dimension::kBandwidth, 4); };
+  t.add_row({"cluster", src.name + " (" + std::to_string(src.cluster.nodes) + " x " +
+                            std::to_string(src.cluster.gpus_per_node) + " GPUs)"});
+  t.add_row({"op", o.op + ", " + units::format(op.bytes, units::Dimension::kBytes, 4) + " over " +
+                       std::to_string(op.ranks.size()) + " ranks (" + o.layout + ")"});
+  t.add_row({"fidelity", o.fidelity});
+  t.add_row({"algorithm", algo + " (" + protocol + " protocol)"});
+  t.add_row({"time", units::format(cost.time_s, units::Dimension::kTime, 4)});
+  t.add_row({"algorithm bandwidth", bw(cost.algorithm_bandwidth)});
+  t.add_row({"bus bandwidth", bw(cost.bus_bandwidth)});
+  t.add_row({"flows", std::to_string(plan.flows)});
+  t.print(std::cout);
+  return 0;
+}
+
+}  // namespace
+
+void add_collective_command(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<CollectiveOptions>();
+  CLI::App* cmd = app.add_subcommand("collective", "one collective's predicted time, algorithm and bandwidths");
+  cmd->footer(help_footer());
+  cmd->add_option("--cluster", o->cluster, "catalog node (e.g. dgx-a100) or a scenario/cluster YAML file")->required();
+  cmd->add_option("--op", o->op, "all_reduce | reduce_scatter | all_gather | all_to_all | broadcast | reduce | send_recv");
+  cmd->add_option("--bytes", o->bytes, "buffer size, e.g. 64MiB (all-reduce buffer, gathered size, per-rank a2a buffer)")
+      ->required();
+  cmd->add_option("--ranks", o->ranks, "ranks in the group")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--nodes", o->nodes, "nodes of a catalog node to build (default: enough for the group)");
+  cmd->add_option("--group-layout", o->layout, "packed | spread | NxK | r0,r1,...");
+  cmd->add_option("--algorithm", o->algorithm, "auto | ring | tree | halving_doubling | direct | hierarchical | nvls");
+  cmd->add_option("--fidelity", o->fidelity, "analytical | flow");
+  cmd->add_option("--flow-model", o->flow_model, "LV08 | CM02 (flow fidelity)");
+  cmd->add_flag("--json", o->json, "print JSON (SI units)");
+  cmd->callback([o, &ctx] { ctx.handler = [o, &ctx] { return run_collective(ctx, *o); }; });
+}
+
+}  // namespace exasim::cli

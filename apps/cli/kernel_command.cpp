@@ -1,0 +1,168 @@
+// `exasim kernel --gpu G --op OP [shape] [--dtype D] [--calibration F] [--json]`: one kernel's
+// predicted time, bound, achieved FLOP/s and bytes/s from the tile-level models.
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/cli/commands.hpp"
+#include "apps/cli/table.hpp"
+#include "hw/catalog.hpp"
+#include "hw/error.hpp"
+#include "hw/units.hpp"
+#include "models/calibration/calibration_file.hpp"
+#include "models/kernel/attention_model.hpp"
+#include "models/kernel/gemm_model.hpp"
+#include "models/kernel/kernel_models.hpp"
+
+namespace exasim::cli {
+
+namespace {
+
+using units::Dimension;
+
+struct KernelOptions {
+  std::string gpu, op = "gemm", dtype = "bf16", calibration;
+  double m = 0, n = 0, k = 0, batch = 1;
+  double seq = 0, context = 0, heads = 0, kv_heads = 0, head_dim = 128, block = 16;
+  bool no_causal = false;
+  double rows = 0, cols = 0, params = 0;
+  bool json = false;
+};
+
+struct Answer {
+  models::KernelCost cost;
+  nlohmann::json detail = nlohmann::json::object();
+};
+
+[[noreturn]] void bad(const std::string& option, const std::string& what, const std::string& hint) {
+  throw ConfigError(what, {"<command line>", 0, option}, hint);
+}
+
+void need(double v, const std::string& option, const std::string& op) {
+  if (!(v > 0) || !std::isfinite(v)) bad(option, op + " needs " + option + " > 0", "e.g. " + option + " 4096");
+}
+
+Answer run_gemm(const hw::GpuSpec& g, const models::KernelParams& p, DType t, const KernelOptions& o) {
+  need(o.m, "--m", "gemm"), need(o.n, "--n", "gemm"), need(o.k, "--k", "gemm"), need(o.batch, "--batch", "gemm");
+  const models::GemmPlan plan = models::gemm_plan(g, p, t, o.m, o.n, o.k, o.batch);
+  Answer a{plan.cost};
+  a.detail = {{"tile", std::to_string(plan.tile.bm) + "x" + std::to_string(plan.tile.bn)},
+              {"split_k", plan.split_k},
+              {"ctas", plan.tiles},
+              {"waves", plan.waves}};
+  return a;
+}
+
+models::AttentionShape attention_shape(const KernelOptions& o, const std::string& op) {
+  need(o.seq, "--seq", op), need(o.heads, "--heads", op), need(o.head_dim, "--head-dim", op), need(o.batch, "--batch", op);
+  models::AttentionShape s;
+  s.batch = o.batch, s.seq_q = o.seq, s.seq_kv = o.context > 0 ? o.context : o.seq;
+  s.heads = o.heads, s.kv_heads = o.kv_heads, s.head_dim = o.head_dim, s.causal = !o.no_causal;
+  if (s.seq_kv < s.seq_q) bad("--context", "--context (keys) must be at least --seq (queries)", "omit it for self-attention");
+  return s;
+}
+
+Answer run_op(const hw::GpuSpec& g, const models::KernelParams& p, DType t, const KernelOptions& o) {
+  const std::string& op = o.op;
+  if (op == "gemm") return run_gemm(g, p, t, o);
+  if (op == "attention_prefill") return {models::attention_prefill(g, p, t, attention_shape(o, op))};
+  if (op == "attention_backward") return {models::attention_backward(g, p, t, attention_shape(o, op))};
+  if (op == "attention_decode") {
+    need(o.context, "--context", op), need(o.heads, "--heads", op), need(o.head_dim, "--head-dim", op);
+    need(o.batch, "--batch", op);
+    models::DecodeShape s{o.batch, o.context, o.heads, o.kv_heads, o.head_dim, o.block};
+    Answer a{models::attention_decode(g, p, t, s)};
+    a.detail = {{"kv_splits", models::decode_kv_splits(g, s)}};
+    return a;
+  }
+  if (op == "adam") {
+    need(o.params, "--params", op);
+    return {models::memory_op(g, p, models::MemoryOp::kAdam, t, o.params, 1)};
+  }
+  const auto mop = models::memory_op_from_name(op);
+  if (!mop) {
+    bad("--op", "unknown kernel \"" + op + "\"",
+        "use gemm, attention_prefill, attention_backward, attention_decode, elementwise, residual_add, silu_mul, gelu, "
+        "rmsnorm, layernorm, softmax, rope, embedding, adam (or a *_backward memory op)");
+  }
+  need(o.rows, "--rows", op), need(o.cols, "--cols", op);
+  return {models::memory_op(g, p, *mop, t, o.rows, o.cols)};
+}
+
+int run(const Context& ctx, const KernelOptions& o) {
+  const hw::Catalog catalog = hw::Catalog::load(ctx.configs_dir);
+  if (!catalog.contains(hw::CatalogKind::kGpu, o.gpu))
+    bad("--gpu", "unknown GPU \"" + o.gpu + "\"", "see `exasim hw list --kind gpu`");
+  const hw::GpuSpec gpu = catalog.gpu(o.gpu);
+  const auto dtype = dtype_from_name(o.dtype);
+  if (!dtype) bad("--dtype", "unknown data type \"" + o.dtype + "\"", "use fp32, tf32, fp16, bf16, fp8, fp4 or int8");
+  models::Calibration cal;
+  cal.kernel = models::KernelParams::defaults_for(gpu);
+  if (!o.calibration.empty()) {
+    if (!std::filesystem::exists(o.calibration))
+      throw IoError("calibration file not found", {o.calibration, 0, "--calibration"}, "give the path of a calibration YAML");
+    cal = models::load_calibration(cal, o.calibration);
+  }
+  const Answer a = run_op(gpu, cal.kernel, *dtype, o);
+  const models::KernelCost& c = a.cost;
+  if (o.json) {
+    nlohmann::json j = {{"gpu", gpu.name},
+                        {"op", o.op},
+                        {"dtype", o.dtype},
+                        {"time_s", c.time_s},
+                        {"bound", models::bound_name(c.bound)},
+                        {"flops", c.flops},
+                        {"bytes", c.bytes},
+                        {"tflops", c.achieved_flops() / 1e12},
+                        {"bytes_per_s", c.achieved_bytes_per_s()},
+                        {"kernel_parameters", cal.kernel.source}};
+    for (auto& [key, v] : a.detail.items()) j[key] = v;
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  Table t({"quantity", "value"});
+  t.set_align_right(1);
+  t.add_row({"time", units::format(c.time_s, Dimension::kTime, 4)});
+  t.add_row({"bound", models::bound_name(c.bound)});
+  t.add_row({"achieved", units::format(c.achieved_flops(), Dimension::kFlopRate, 4)});
+  t.add_row({"memory traffic", units::format(c.achieved_bytes_per_s(), Dimension::kBandwidth, 4)});
+  for (auto& [key, v] : a.detail.items()) t.add_row({key, v.is_string() ? v.get<std::string>() : v.dump()});
+  std::cout << "exasim: " << o.op << " on " << gpu.name << " (" << o.dtype << "); kernel parameters: " << cal.kernel.source
+            << "\n\n";
+  t.print(std::cout);
+  return 0;
+}
+
+}  // namespace
+
+void add_kernel_command(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<KernelOptions>();
+  CLI::App* cmd = app.add_subcommand("kernel", "predict one kernel's time, bound and achieved rates");
+  cmd->add_option("--gpu", o->gpu, "catalog GPU (exasim hw list --kind gpu)")->required();
+  cmd->add_option("--op", o->op,
+                  "gemm | attention_prefill | attention_backward | attention_decode | elementwise | residual_add | "
+                  "silu_mul | gelu | rmsnorm | layernorm | softmax | rope | embedding | adam");
+  cmd->add_option("--dtype", o->dtype, "fp32 | tf32 | fp16 | bf16 | fp8 | fp4 | int8 (KV cache dtype for decode)");
+  cmd->add_option("--calibration", o->calibration, "calibration YAML (default: the GPU family's defaults)");
+  cmd->add_option("--m", o->m, "gemm: rows of A and C");
+  cmd->add_option("--n", o->n, "gemm: columns of B and C");
+  cmd->add_option("--k", o->k, "gemm: inner dimension");
+  cmd->add_option("--batch", o->batch, "gemm: independent products; attention: sequences");
+  cmd->add_option("--seq", o->seq, "attention_prefill/backward: query tokens per sequence");
+  cmd->add_option("--context", o->context, "attention_decode: KV tokens per sequence; prefill: keys (chunked prefill)");
+  cmd->add_option("--heads", o->heads, "attention: query heads on this GPU");
+  cmd->add_option("--kv-heads", o->kv_heads, "attention: key/value heads on this GPU (default: --heads)");
+  cmd->add_option("--head-dim", o->head_dim, "attention: head dimension");
+  cmd->add_option("--block-tokens", o->block, "attention_decode: paged-KV block size");
+  cmd->add_flag("--no-causal", o->no_causal, "attention_prefill/backward: full (non-causal) attention");
+  cmd->add_option("--rows", o->rows, "memory ops: rows (tokens)");
+  cmd->add_option("--cols", o->cols, "memory ops: columns (hidden size)");
+  cmd->add_option("--params", o->params, "adam: parameters updated");
+  cmd->add_flag("--json", o->json, "print JSON (time_s, bound, tflops, bytes_per_s, ...)");
+  cmd->callback([&ctx, o] { ctx.handler = [&ctx, o] { return run(ctx, *o); }; });
+}
+
+}  // namespace exasim::cli

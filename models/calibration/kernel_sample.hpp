@@ -1,0 +1,34 @@
+#pragma once
+// One measured kernel time with the shape it ran on: what the kernel-model calibration fits to
+// and what the accuracy reports compare against. Readers of measurement formats (Vidur op
+// tables, exasim-bench profiles) produce these.
+#include <string>
+#include <vector>
+
+#include "hw/dtype.hpp"
+#include "models/kernel/kernel_models.hpp"
+
+namespace exasim::models {
+
+enum class SampleKind { kGemm, kMemoryOp };
+
+struct KernelSample {
+  SampleKind kind = SampleKind::kGemm;
+  std::string op;      // what the source calls it: "attn_pre_proj", "mlp_act", "gemm", ...
+  std::string source;  // the table or run it came from (e.g. the model "meta-llama_llama-2-7b-hf")
+  int line = 0;        // where in the file, for messages
+  DType dtype = DType::kBf16;
+  double tokens = 0;   // token count of the row (0 when not a per-token table); used for buckets
+  int tp = 1;          // tensor-parallel degree the shapes were split by
+  // kGemm: batch x [m,k]x[k,n]
+  double m = 0, n = 0, k = 0, batch = 1;
+  // kMemoryOp: `memory_op` over [rows, cols]
+  MemoryOp memory_op = MemoryOp::kElementwise;
+  double rows = 0, cols = 0;
+  double time_s = 0;   // measured (median of repeats)
+};
+
+// Model-predicted time of a sample, through the tile-level models.
+double predict_sample(const hw::GpuSpec& gpu, const KernelParams& p, const KernelSample& s);
+
+}  // namespace exasim::models

@@ -1,0 +1,79 @@
+#pragma once
+// Calibratable parameters of NCCL-like collectives: the achieved fraction of each link class's
+// datasheet bandwidth, and the software latencies per algorithm step and per call. Both network
+// backends apply them the same way (see sim/net/network_fabric.hpp).
+// NCCL moves data with one of its protocols: Simple (full bandwidth; each step moves a whole
+// chunk through the pipeline and synchronises, the largest per-step cost), LL128 (flags in every
+// 128-byte line: 94% of the bandwidth, a cheaper step) or LL (low latency: flag beside every
+// 4-byte word, half the bandwidth, the cheapest step). The tuner takes the fastest per size.
+//   calibration file keys, under `collective:`: intra_efficiency, xgmi_efficiency,
+//   pcie_efficiency, inter_efficiency, reduction_efficiency, nvls_efficiency, step_overhead, inter_step_overhead, ll_step_overhead,
+//   ll_inter_step_overhead, ll128_step_overhead, ll128_inter_step_overhead, launch_overhead,
+//   p2p_launch_overhead
+#include <string_view>
+
+#include "hw/config/node.hpp"
+
+namespace exasim::models {
+
+enum class Protocol { kSimple, kLL128, kLL };
+inline constexpr Protocol kAllProtocols[] = {Protocol::kSimple, Protocol::kLL128, Protocol::kLL};
+std::string_view protocol_name(Protocol p);
+// Payload per byte stored: LL 4 of 8 (a 4-byte flag beside each 4-byte word, NCCL
+// src/device/prims_ll.h), LL128 120 of 128 (an 8-byte flag per 128-byte line, prims_ll128.h).
+double protocol_bandwidth_fraction(Protocol p);
+
+struct CollectiveParams {
+  // Achieved fraction of each link class's datasheet bandwidth (nccl-tests busbw, large
+  // messages, shared/validation/gpu_specs.yaml). NVLink: fitted to A100 8-GPU all-reduce,
+  // 235 of 300 GB/s; checked on H200 ring (NVLS off) 366 and 4-GPU 363 of 450 GB/s.
+  double intra_efficiency = 0.78;
+  // xGMI (AMD mesh): fitted to MI300X 2-GPU all-reduce, 47.7 of 64 GB/s on the pair's link;
+  // checked on 8 GPUs, 313 of 448 GB/s.
+  double xgmi_efficiency = 0.745;
+  // PCIe (switch trees, GPU to NIC): A100 pairs joined by PCIe Gen4 x16 all-reduce at 23.7 of
+  // 31.5 GB/s (shared/data/profiles/a100_pairwise_nvlink_all_reduce.csv, 4 GPUs, 512 MiB).
+  double pcie_efficiency = 0.75;
+  // Network (NIC and switch links): InfiniBand ib_write_bw reaches ~97% of line rate and NCCL
+  // ~90% (stated default); EFA one adapter 193.7 of 200 Gb/s (gpu_specs.yaml).
+  double inter_efficiency = 0.90;
+  // Reducing collectives (all-reduce, reduce-scatter, reduce) run NCCL's reduce-copy kernels:
+  // the fraction of a link's copy rate (above) they reach. 1 by default: the nccl-tests
+  // efficiencies above are all-reduce figures, so they already hold it; a cluster calibrated
+  // on both copies (send/recv) and reductions fits it.
+  double reduction_efficiency = 1.0;
+  // In-switch reduction (NVLS): payload fraction of the NVLink rate that multimem reduce and
+  // multicast reach; fitted to H200 NVLS all-reduce on 5-8 GPUs (414-473 GB/s busbw =
+  // 2(n-1)/n x 450 GB/s x 0.575-0.60); checked on H100 (480) and B200 (846 of 900 GB/s).
+  double nvls_efficiency = 0.59;
+  // Software latency of one algorithm step inside a node (NCCL protocol, flag wait): H100 8-GPU
+  // small all-reduce 13-17 us over 14 ring steps (gpu_specs.yaml).
+  double step_overhead_s = 1.0e-6;
+  // Software latency of one step that crosses the network (proxy thread, RDMA post and
+  // completion): NCCL's tuning model charges ~2-5 us per network step; estimate.
+  double inter_step_overhead_s = 2.0e-6;
+  // The same for the LL protocol (no Simple-protocol chunk synchronisation): NCCL's tuning
+  // model charges ~0.6 us of NVLink hardware latency per LL step (src/graph/tuning.cc); estimate.
+  double ll_step_overhead_s = 0.6e-6;
+  double ll_inter_step_overhead_s = 1.0e-6;
+  // LL128: between the two (estimate).
+  double ll128_step_overhead_s = 0.8e-6;
+  double ll128_inter_step_overhead_s = 1.5e-6;
+  // Per call: kernel launch and the host-side cost of issuing the collective. Asynchronous
+  // training loops hide it, so the default is 0; measured tables timed from the host include it.
+  double launch_overhead_s = 0;
+  // The same for send/recv, which NCCL runs through its own (p2p) kernels and proxy path.
+  double p2p_launch_overhead_s = 0;
+
+  // Software latency of one step of `p`, inside a node or across the network.
+  double step_overhead(Protocol p, bool crosses_nodes) const {
+    if (p == Protocol::kLL) return crosses_nodes ? ll_inter_step_overhead_s : ll_step_overhead_s;
+    if (p == Protocol::kLL128) return crosses_nodes ? ll128_inter_step_overhead_s : ll128_step_overhead_s;
+    return crosses_nodes ? inter_step_overhead_s : step_overhead_s;
+  }
+};
+
+// Applies the keys present in `n` (a mapping) on top of `p`. Efficiencies must be in (0, 1].
+void apply_collective_params(CollectiveParams& p, const config::Node& n);
+
+}  // namespace exasim::models

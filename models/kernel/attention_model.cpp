@@ -1,0 +1,199 @@
+#include "models/kernel/attention_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace exasim::models {
+
+namespace {
+
+struct Resolved {
+  double batch, seq_q, seq_kv, heads, kv_heads, hd;
+  bool causal;
+};
+
+Resolved resolve(const AttentionShape& s) {
+  Resolved r;
+  r.batch = std::max(1.0, s.batch);
+  r.seq_q = std::max(1.0, s.seq_q);
+  r.seq_kv = std::max(r.seq_q, s.seq_kv > 0 ? s.seq_kv : s.seq_q);
+  r.heads = std::max(1.0, s.heads);
+  r.kv_heads = std::clamp(s.kv_heads > 0 ? s.kv_heads : r.heads, 1.0, r.heads);
+  // FlashAttention compiles head dims in steps of 32 (32, 64, ..., 256): others run padded.
+  r.hd = std::ceil(std::max(1.0, s.head_dim) / 32) * 32;
+  r.causal = s.causal;
+  return r;
+}
+
+double matrix_rate_per_sm(const hw::GpuSpec& gpu, DType t) {
+  if (gpu.supports(t) && t != DType::kFp32) return gpu.matrix_flops_per_sm(t);
+  const double half = std::max(gpu.peak(DType::kBf16), gpu.peak(DType::kFp16));
+  return (half > 0 ? half : gpu.peak(DType::kFp32)) / gpu.sm_count;
+}
+
+// Useful FLOPs of QK^T and PV: 4 d per (query, visible key) pair.
+double useful_flops(const Resolved& r) {
+  const double offset = r.seq_kv - r.seq_q;  // queries are the last seq_q positions
+  const double pairs = r.causal ? r.seq_q * offset + r.seq_q * (r.seq_q + 1) / 2 : r.seq_q * r.seq_kv;
+  return 4 * r.batch * r.heads * r.hd * pairs;
+}
+
+// Tiles visited by the CTAs of one (sequence, head): total and the longest CTA. `outer` is the
+// tile along the CTA's own axis, `inner` the tile it walks. Forward: outer = query rows.
+struct Walk {
+  double total = 0, longest = 0, ctas = 0;
+};
+
+Walk forward_walk(const Resolved& r, const AttentionTiles& t) {
+  Walk w;
+  const double nk = std::ceil(r.seq_kv / t.cols);
+  w.ctas = std::ceil(r.seq_q / t.rows);
+  if (!r.causal) {
+    w.total = w.ctas * nk, w.longest = nk;
+    return w;
+  }
+  const double offset = r.seq_kv - r.seq_q;
+  for (double i = 0; i < w.ctas; ++i) {
+    const double last_row = std::min(r.seq_q, (i + 1) * t.rows) + offset;
+    const double visited = std::min(nk, std::ceil(last_row / t.cols));
+    w.total += visited;
+    w.longest = std::max(w.longest, visited);
+  }
+  return w;
+}
+
+// Backward: a CTA per key column block walks the query row blocks at or below the diagonal.
+Walk backward_walk(const Resolved& r, const AttentionTiles& t) {
+  Walk w;
+  const double nq = std::ceil(r.seq_q / t.rows);
+  w.ctas = std::ceil(r.seq_kv / t.cols);
+  if (!r.causal) {
+    w.total = w.ctas * nq, w.longest = nq;
+    return w;
+  }
+  const double offset = r.seq_kv - r.seq_q;
+  for (double j = 0; j < w.ctas; ++j) {
+    const double first_key = j * t.cols - offset;  // first query row that sees this block
+    const double first_block = std::max(0.0, std::floor(first_key / t.rows));
+    const double visited = std::max(0.0, nq - first_block);
+    w.total += visited;
+    w.longest = std::max(w.longest, visited);
+  }
+  return w;
+}
+
+KernelCost finish(double fixed, double t_matrix, double t_l2, double t_hbm, double flops, double bytes) {
+  KernelCost c;
+  c.flops = flops;
+  c.bytes = bytes;
+  double t = t_matrix;
+  c.bound = Bound::kMatrix;
+  if (t_l2 > t) t = t_l2, c.bound = Bound::kSmemL2;
+  if (t_hbm > t) t = t_hbm, c.bound = Bound::kHbm;
+  if (fixed > t) c.bound = Bound::kLaunch;
+  c.time_s = fixed + t;
+  return c;
+}
+
+}  // namespace
+
+AttentionTiles flash_forward_tiles(double head_dim) {
+  if (head_dim <= 64) return {128, 128};
+  if (head_dim <= 128) return {128, 64};
+  return {64, 64};
+}
+
+AttentionTiles flash_backward_tiles(double head_dim) {
+  if (head_dim <= 64) return {128, 128};
+  if (head_dim <= 128) return {64, 128};
+  return {64, 64};
+}
+
+KernelCost attention_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const AttentionShape& s) {
+  const Resolved r = resolve(s);
+  const AttentionTiles t = flash_forward_tiles(r.hd);
+  const Walk w = forward_walk(r, t);
+  const double e = dtype_bytes(dtype), sms = gpu.sm_count;
+  const double tile_time = 4 * t.rows * t.cols * r.hd / (matrix_rate_per_sm(gpu, dtype) * p.attention_efficiency);
+  const double groups = r.batch * r.heads;
+  const double t_matrix = std::max(groups * w.total / sms, w.longest) * tile_time;
+  const double l2_bytes = groups * w.total * 2 * t.cols * r.hd * e;
+  const double q_o = 2 * r.batch * r.heads * r.seq_q * r.hd * e;
+  const double kv = 2 * r.batch * r.kv_heads * r.seq_kv * r.hd * e;
+  const double t_l2 = l2_bytes / (gpu.l2_read_bandwidth() * p.l2_efficiency);
+  const double t_hbm = (q_o + kv) / (gpu.hbm_bandwidth * p.hbm_efficiency);
+  const double waves = std::ceil(groups * w.ctas / sms);
+  return finish(p.launch_overhead_s + waves * p.tile_overhead_s, t_matrix, t_l2, t_hbm, useful_flops(r), q_o + kv);
+}
+
+KernelCost attention_backward(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const AttentionShape& s) {
+  const Resolved r = resolve(s);
+  const AttentionTiles t = flash_backward_tiles(r.hd);
+  const Walk w = backward_walk(r, t);
+  const double e = dtype_bytes(dtype), sms = gpu.sm_count;
+  const double tile_time =
+      10 * t.rows * t.cols * r.hd / (matrix_rate_per_sm(gpu, dtype) * p.attention_backward_efficiency);
+  const double groups = r.batch * r.heads;
+  const double t_matrix = std::max(groups * w.total / sms, w.longest) * tile_time;
+  // Per visited block: Q, dO (and LSE) tiles in, dQ fp32 read-modify-write through L2 atomics.
+  const double l2_bytes = groups * w.total * t.rows * r.hd * (2 * e + 2 * 4);
+  // HBM: Q, K, V, O, dO in; dQ, dK, dV out (per query head for dK/dV before the GQA sum).
+  const double q_side = r.batch * r.heads * r.seq_q * r.hd * e;
+  const double kv_side = r.batch * r.kv_heads * r.seq_kv * r.hd * e;
+  const double bytes = 5 * q_side + 4 * kv_side;
+  const double t_l2 = l2_bytes / (gpu.l2_read_bandwidth() * p.l2_efficiency);
+  const double t_hbm = bytes / (gpu.hbm_bandwidth * p.hbm_efficiency);
+  const double waves = std::ceil(groups * w.ctas / sms);
+  // Preprocessing (dO o O row sums) and dQ fp32 -> dtype conversion: two streaming kernels.
+  const KernelCost pre = streaming_kernel(gpu, p, 2 * q_side, 2 * r.batch * r.heads * r.seq_q * r.hd);
+  const KernelCost post = streaming_kernel(gpu, p, q_side * (4 / e + 1), r.batch * r.heads * r.seq_q * r.hd);
+  KernelCost c = finish(p.launch_overhead_s + waves * p.tile_overhead_s, t_matrix, t_l2, t_hbm,
+                        2.5 * useful_flops(r), bytes);
+  c.time_s += pre.time_s + post.time_s;
+  c.bytes += pre.bytes + post.bytes;
+  return c;
+}
+
+int decode_kv_splits(const hw::GpuSpec& gpu, const DecodeShape& s) {
+  const double groups = std::max(1.0, s.batch) * std::max(1.0, s.kv_heads > 0 ? s.kv_heads : s.heads);
+  const double slots = static_cast<double>(gpu.sm_count) * 4;  // 4 resident decode CTAs per SM
+  // FlashDecoding: split until the CTAs fill the GPU, each split at least 256 keys long.
+  const double by_fill = std::ceil(slots / groups);
+  const double by_length = std::max(1.0, std::floor(s.context / 256));
+  return static_cast<int>(std::clamp(std::min(by_fill, by_length), 1.0, 64.0));
+}
+
+KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const DecodeShape& s) {
+  const double batch = std::max(1.0, s.batch), heads = std::max(1.0, s.heads);
+  const double kv_heads = std::clamp(s.kv_heads > 0 ? s.kv_heads : heads, 1.0, heads);
+  const double hd = std::ceil(std::max(1.0, s.head_dim) / 8) * 8;  // 16-byte vector loads of bf16
+  const double ctx = std::max(1.0, s.context), e = dtype_bytes(dtype);
+  const double block = std::max(1.0, s.block_tokens);
+  const int splits = decode_kv_splits(gpu, s);
+  const double kv_bytes = 2 * batch * kv_heads * std::ceil(ctx / block) * block * hd * e;
+  const double q_o = 2 * batch * heads * hd * e;
+  const double flops = 4 * batch * heads * ctx * hd;
+  // Little's law: each CTA keeps a K and a V paged block of the next two steps in flight.
+  const double ctas = batch * kv_heads * splits;
+  const double in_flight = std::min(ctas, static_cast<double>(gpu.sm_count) * 4) * 4 * block * hd * e;
+  const double latency = gpu.hbm_latency() * p.loaded_latency_factor;
+  const double bw = std::min(gpu.hbm_bandwidth * p.hbm_efficiency, in_flight / latency);
+  const double t_hbm = (kv_bytes + q_o) / bw;
+  // Scores and weighted sums on the vector units (a GQA group shares each loaded K/V row).
+  const double t_vector = flops / (gpu.vector_rate(dtype) * p.vector_efficiency);
+  KernelCost c;
+  c.flops = flops;
+  c.bytes = kv_bytes + q_o;
+  c.time_s = p.launch_overhead_s + std::max(t_hbm, t_vector);
+  c.bound = t_hbm >= t_vector ? Bound::kHbm : Bound::kVector;
+  if (p.launch_overhead_s > std::max(t_hbm, t_vector)) c.bound = Bound::kLaunch;
+  if (splits > 1) {  // partial outputs (fp32 O and log-sum-exp) reduced by a second kernel
+    const double partial = batch * heads * splits * (hd + 2) * 4;
+    const KernelCost reduce = streaming_kernel(gpu, p, partial + batch * heads * hd * e, batch * heads * splits * hd);
+    c.time_s += reduce.time_s;
+    c.bytes += reduce.bytes;
+  }
+  return c;
+}
+
+}  // namespace exasim::models

@@ -1,0 +1,40 @@
+#pragma once
+// Attention kernels at the level of FlashAttention's CTA tiles (Dao, FlashAttention-2, 2023).
+//
+// Forward (prefill, training forward): one CTA per (sequence, query head, Br = 128 query rows)
+// walks the key/value tiles of Bc keys that its rows can see (all of them, or those up to the
+// diagonal when causal: causal masking about halves the work). Each visited tile costs
+// 4 Br Bc d FLOPs on the matrix units (QK^T and PV) at attention_efficiency of the per-SM peak
+// (softmax, rescaling and masking share the SM with the MMAs). The CTAs are packed on the SMs
+// longest first: the kernel takes max(total work / SMs, the longest CTA). K and V come from
+// HBM once per key/value head (the query heads of a GQA group hit them in L2), Q is read and O
+// written once; every CTA streams its K/V tiles through L2.
+//
+// Backward: one CTA per (sequence, head, Bc = 128 key columns) walks the query tiles below the
+// diagonal: 5 matrix products (QK^T recomputed, dV, dP, dK, dQ) = 2.5x the forward FLOPs at
+// attention_backward_efficiency, with dQ accumulated in fp32 through L2 atomics; plus the
+// preprocessing (rowsum(dO o O)) and dQ-conversion kernels.
+//
+// Decode: FlashDecoding / vLLM paged attention. One query token per sequence reads the whole
+// KV cache of its context; the kernel is a stream of KV bytes from HBM. CTAs = sequences x KV
+// heads x splits, with the context split (split-KV) until the CTAs fill the SMs; each CTA keeps
+// two paged blocks in flight (Little's law); splits > 1 add a reduction kernel.
+#include "hw/dtype.hpp"
+#include "hw/gpu_spec.hpp"
+#include "models/kernel/kernel_models.hpp"
+
+namespace exasim::models {
+
+// FlashAttention tile sizes of one kernel (FA2 on sm80/sm90 for head_dim <= 128; halved rows
+// for larger heads, which do not fit the register file otherwise).
+struct AttentionTiles {
+  double rows = 128;  // Br: query rows per CTA (forward) or per step (backward: 64)
+  double cols = 64;   // Bc: keys per step (forward) or per CTA (backward: 128)
+};
+AttentionTiles flash_forward_tiles(double head_dim);
+AttentionTiles flash_backward_tiles(double head_dim);
+
+// KV-cache splits FlashDecoding would use for this shape on this GPU.
+int decode_kv_splits(const hw::GpuSpec& gpu, const DecodeShape& s);
+
+}  // namespace exasim::models

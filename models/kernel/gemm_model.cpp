@@ -1,0 +1,221 @@
+#include "models/kernel/gemm_model.hpp"
+
+#include "models/kernel/kernel_models.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+namespace exasim::models {
+
+namespace {
+
+// CUTLASS 2.x sm80 tensor-op defaults (cutlass/gemm/device/default_gemm_configuration.h and
+// the cuBLAS "ampere_*gemm_<BM>x<BN>_*" kernel names) plus 16/32-row tiles for skinny GEMMs.
+constexpr std::array<GemmTile, 8> kTiles = {{
+    {256, 128, 8, 4, 3},
+    {128, 256, 8, 2, 3},
+    {128, 128, 4, 2, 4},
+    {128, 64, 4, 2, 4},
+    {64, 128, 4, 2, 4},
+    {64, 64, 4, 2, 5},
+    {32, 128, 4, 1, 5},
+    {16, 128, 4, 1, 6},
+}};
+
+constexpr double kMinRowsOfTallTiles = 128;
+constexpr double kMaxSplit = 16;
+constexpr double kStageKBytes = 64;      // bytes of K per operand row per pipeline stage
+constexpr double kRegsBase = 64;         // registers per thread besides the accumulators
+constexpr double kMaxRegsPerThread = 255;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Matrix FLOP/s per SM for `t`. A dtype without a matrix path runs as a weight-only kernel on
+// the 16-bit path (fp8/fp4 weights on Ampere: Marlin-style dequantize and bf16 MMA), or at the
+// fp32 rate when there is no 16-bit path either.
+double matrix_rate_per_sm(const hw::GpuSpec& gpu, DType t) {
+  if (gpu.supports(t)) return gpu.matrix_flops_per_sm(t);
+  const double half = std::max(gpu.peak(DType::kBf16), gpu.peak(DType::kFp16));
+  return (half > 0 ? half : gpu.peak(DType::kFp32)) / gpu.sm_count;
+}
+
+// What stays the same for every candidate of one call (reciprocals: the planner calls this
+// millions of times, and divisions dominate).
+struct Problem {
+  double m, n, k, batch, e;
+  double sms, inv_sms, inv_rate_sm, inv_smem_bw, inv_l2_bw, inv_hbm_bw, latency, l2_half, bk, inv_bk;
+  double a, b, c;  // operand and result bytes of one product
+  double launch, tile_overhead;
+  const hw::GpuSpec* gpu;
+};
+
+Problem make_problem(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
+                     double batch) {
+  Problem q;
+  q.m = std::max(1.0, m), q.n = std::max(1.0, n), q.k = std::max(1.0, k), q.batch = std::max(1.0, batch);
+  q.e = dtype_bytes(dtype);
+  q.sms = gpu.sm_count;
+  q.inv_sms = 1 / q.sms;
+  q.inv_rate_sm = 1 / (matrix_rate_per_sm(gpu, dtype) * p.matrix_efficiency);
+  q.inv_smem_bw = 1 / gpu.smem_bandwidth();
+  q.inv_l2_bw = 1 / (gpu.l2_read_bandwidth() * p.l2_efficiency);
+  q.inv_hbm_bw = 1 / (gpu.hbm_bandwidth * p.hbm_efficiency);
+  q.latency = gpu.hbm_latency() * p.loaded_latency_factor;
+  q.l2_half = gpu.l2_bytes / 2;  // an operand "fits" when it leaves room for the other streams
+  q.bk = kStageKBytes / q.e;     // a power of two: the reciprocal is exact
+  q.inv_bk = 1 / q.bk;
+  q.a = q.m * q.k * q.e, q.b = q.k * q.n * q.e, q.c = q.m * q.n * q.e;
+  q.launch = p.launch_overhead_s;
+  q.tile_overhead = p.tile_overhead_s;
+  q.gpu = &gpu;
+  return q;
+}
+
+double occupancy(const hw::GpuSpec& gpu, const GemmTile& t) {
+  const double smem = t.stages * (t.bm + t.bn) * kStageKBytes;
+  const double threads = 32.0 * t.warps;
+  const double regs = std::min(kMaxRegsPerThread, t.bm * t.bn / threads + kRegsBase) * threads;
+  const double by_smem = std::floor(gpu.smem_per_sm_bytes / smem);
+  const double by_regs = std::floor(gpu.registers() / regs);
+  const double by_warps = std::floor(static_cast<double>(gpu.max_warps()) / t.warps);
+  return std::min({static_cast<double>(gpu.max_ctas()), by_smem, by_regs, by_warps});
+}
+
+// What stays the same for every split-K factor of one tile.
+struct TileSetup {
+  const GemmTile* t;
+  double occ, slots, inv_slots, tm, tn;
+  double mma_per_k;       // s per K element of one tile on its SM
+  double smem_per_k;      // s per K element: tile fills plus every warp's fragment reads
+  double l2_per_k;        // operand bytes per K element of one tile (rows and columns present)
+  double hbm_unsplit;     // A (re-read once per wave block that needs it), B, C
+  double stream_per_k;    // s per K element for one CTA streaming at Little's-law rate
+};
+
+TileSetup setup(const Problem& q, const GemmTile& t, double occ) {
+  TileSetup s;
+  s.t = &t;
+  s.occ = occ;
+  s.slots = q.sms * occ;
+  s.inv_slots = 1 / s.slots;
+  s.tm = std::ceil(q.m * (1.0 / t.bm)), s.tn = std::ceil(q.n * (1.0 / t.bn));  // tile sizes: powers of two
+  s.mma_per_k = 2.0 * t.bm * t.bn * q.inv_rate_sm;
+  const double warp_cols = static_cast<double>(t.warps) / t.warp_rows;
+  s.smem_per_k = (t.warps * (t.bm / t.warp_rows + t.bn / warp_cols) + (t.bm + t.bn)) * q.e * q.inv_smem_bw;
+  s.l2_per_k = (std::min<double>(t.bm, q.m) + std::min<double>(t.bn, q.n)) * q.e;
+  // A wave covers the squarest block of tiles (CUTLASS's swizzle): operands that do not fit in
+  // L2 are read once per block of the other dimension.
+  const double wave_tiles = std::min(s.tm * s.tn, s.slots);
+  const double rows = std::min(s.tm, std::ceil(std::sqrt(wave_tiles)));
+  const double cols = std::min(s.tn, std::ceil(wave_tiles / rows));
+  const double a_reads = q.a <= q.l2_half ? 1 : std::ceil(s.tn / cols);
+  const double b_reads = q.b <= q.l2_half ? 1 : std::ceil(s.tm / rows);
+  s.hbm_unsplit = (q.a * a_reads + q.b * b_reads + q.c) * q.batch;
+  // Little's law per CTA: (stages - 1) operand slices in flight over the loaded latency.
+  s.stream_per_k = s.l2_per_k * q.latency / ((t.stages - 1) * (t.bm + t.bn) * kStageKBytes);
+  return s;
+}
+
+struct SplitCost {
+  double time_s = kInf, tiles = 0, waves = 0;
+  Bound bound = Bound::kLaunch;
+};
+
+SplitCost with_split(const Problem& q, const TileSetup& s, int split) {
+  SplitCost r;
+  const double k_split = split == 1 ? q.k : std::ceil(q.k / split);
+  const double k_pad = std::ceil(k_split * q.inv_bk) * q.bk;
+  r.tiles = s.tm * s.tn * q.batch * split;
+  r.waves = std::ceil(r.tiles * s.inv_slots);
+  const double per_sm_tiles = std::ceil(r.tiles * q.inv_sms);  // round-robin: the busiest SM decides
+  const double partials = split > 1 ? 2.0 * split * q.m * q.n * 4 * q.batch : 0;  // fp32 partial sums
+  const double t_matrix = per_sm_tiles * k_pad * s.mma_per_k;
+  const double t_smem = per_sm_tiles * k_pad * s.smem_per_k;
+  const double t_l2 = r.tiles * s.l2_per_k * k_split * q.inv_l2_bw;
+  const double t_hbm = (s.hbm_unsplit + partials) * q.inv_hbm_bw;
+  const double t_stream = std::max(1.0, per_sm_tiles / s.occ) * k_split * s.stream_per_k;
+  double t = t_matrix;
+  r.bound = Bound::kMatrix;
+  if (t_smem > t) t = t_smem, r.bound = Bound::kSmemL2;
+  if (t_l2 > t) t = t_l2, r.bound = Bound::kSmemL2;
+  if (t_hbm > t) t = t_hbm, r.bound = Bound::kHbm;
+  if (t_stream > t) t = t_stream, r.bound = Bound::kHbm;
+  const double fixed = q.launch + q.tile_overhead * r.waves;
+  if (fixed > t) r.bound = Bound::kLaunch;
+  r.time_s = fixed + t;
+  return r;
+}
+
+GemmPlan make_plan(const Problem& q, const TileSetup& s, int split, const SplitCost& c) {
+  GemmPlan plan;
+  plan.tile = *s.t;
+  plan.split_k = split;
+  plan.ctas_per_sm = s.occ;
+  plan.tiles = c.tiles;
+  plan.waves = c.waves;
+  plan.cost.time_s = c.time_s;
+  plan.cost.bound = c.bound;
+  plan.cost.flops = 2 * q.m * q.n * q.k * q.batch;
+  plan.cost.bytes = (q.a + q.b + q.c) * q.batch;
+  return plan;
+}
+
+}  // namespace
+
+std::span<const GemmTile> gemm_tile_candidates() { return kTiles; }
+
+GemmPlan gemm_plan_with(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
+                        double batch, const GemmTile& tile, int split_k) {
+  const Problem q = make_problem(gpu, p, dtype, m, n, k, batch);
+  const double occ = occupancy(gpu, tile);
+  const TileSetup s = setup(q, tile, std::max(occ, 1.0));
+  GemmPlan plan = make_plan(q, s, std::max(1, split_k), with_split(q, s, std::max(1, split_k)));
+  if (occ < 1) plan.cost.time_s = kInf, plan.ctas_per_sm = occ;
+  return plan;
+}
+
+GemmPlan gemm_plan(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
+                   double batch) {
+  const Problem q = make_problem(gpu, p, dtype, m, n, k, batch);
+  SplitCost best;
+  const GemmTile* best_tile = &kTiles[0];
+  int best_split = 1;
+  // Heuristic as cuBLAS's: a tile shorter than M is only used once M exceeds 128 rows (on the
+  // Vidur tables BM = 64 tiles for 64 < M <= 128 would be predicted 10-20% too fast).
+  const double min_bm = std::min(q.m, kMinRowsOfTallTiles);
+  auto consider = [&](const TileSetup& s, int split) {
+    const SplitCost c = with_split(q, s, split);
+    if (c.time_s < best.time_s) best = c, best_tile = s.t, best_split = split;
+  };
+  // Small M: the short tiles first (reverse order), so that the bound below prunes early.
+  for (std::size_t i = 0; i < kTiles.size(); ++i) {
+    const GemmTile& t = q.m < kMinRowsOfTallTiles ? kTiles[kTiles.size() - 1 - i] : kTiles[i];
+    if (t.bm < min_bm) continue;
+    const double occ = occupancy(gpu, t);
+    if (occ < 1) continue;
+    const TileSetup s = setup(q, t, occ);
+    // No split of this tile can beat the best so far when even its lower bound (one wave, all
+    // SMs busy, no partial sums) does not.
+    const double work = s.tm * s.tn * q.batch * q.k * s.mma_per_k * q.inv_sms;
+    if (q.launch + q.tile_overhead + std::max(work, s.hbm_unsplit * q.inv_hbm_bw) >= best.time_s) continue;
+    consider(s, 1);
+    // Split-K when the output tiles leave SMs idle: the factor that fills every CTA slot, the
+    // one that fills every SM once, and the powers of two below (cuBLAS's split-K kernels).
+    // The candidates do not depend on K, so that a longer K never loses an option.
+    const double output_tiles = s.tm * s.tn * q.batch;
+    const int fill_slots = static_cast<int>(std::min(std::ceil(s.slots / output_tiles), kMaxSplit));
+    const int fill_sms = static_cast<int>(std::min(std::ceil(q.sms / output_tiles), kMaxSplit));
+    for (int split = 2; split <= fill_slots; split *= 2) consider(s, split);
+    for (int split : {fill_sms, fill_slots})
+      if (split > 2 && (split & (split - 1)) != 0) consider(s, split);  // powers of two are done
+  }
+  return make_plan(q, setup(q, *best_tile, occupancy(gpu, *best_tile)), best_split, best);
+}
+
+KernelCost gemm_time(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
+                     double batch) {
+  return gemm_plan(gpu, p, dtype, m, n, k, batch).cost;
+}
+
+}  // namespace exasim::models

@@ -1,0 +1,57 @@
+#pragma once
+// Tile-level GEMM model. A GEMM runs as CTA tiles of BM x BN outputs, each looping over K in
+// steps that stream A and B operand slices from HBM through L2 into shared memory, where the
+// warps' matrix instructions read them. For each candidate tile (the CUTLASS/cuBLAS Ampere
+// and Hopper configurations) and split-K factor the model counts
+//   tiles = ceil(M/BM) ceil(N/BN) batch splits, distributed round-robin over the SMs
+//   waves  = ceil(tiles / (SMs x resident CTAs per SM))  (occupancy from SMEM, registers, warps)
+// and charges the longest of
+//   matrix   ceil(tiles/SMs) tile-FLOPs (padded to the tile) over the per-SM matrix rate
+//   smem     the warps' operand reads over the per-SM shared-memory bandwidth
+//   l2       every tile's operand slices over the L2 bandwidth
+//   hbm      A and B once if they fit in L2, else once per wave block that needs them (a wave
+//            covers the squarest block of tiles, as CUTLASS's swizzle does), plus C and the
+//            fp32 split-K partials, over the achieved HBM bandwidth
+//   stream   Little's law per CTA: its operand bytes with (stages - 1) slices in flight per
+//            loaded memory latency (why long K on few tiles needs split-K)
+// plus a launch overhead and a prologue/epilogue per wave. The tile and split-K with the
+// least time are chosen, as a heuristic that knew the hardware would, except that tiles shorter
+// than M are not used below M = 128 (cuBLAS keeps one row of tiles there).
+#include <span>
+
+#include "hw/dtype.hpp"
+#include "hw/gpu_spec.hpp"
+#include "models/kernel/kernel_cost.hpp"
+#include "models/kernel/kernel_params.hpp"
+
+namespace exasim::models {
+
+struct GemmTile {
+  int bm = 128, bn = 128;  // outputs per CTA
+  int warps = 4;           // warps per CTA, laid out as warp_rows x (warps / warp_rows)
+  int warp_rows = 2;
+  int stages = 4;          // shared-memory pipeline depth (multi-stage cp.async / TMA)
+};
+
+// The candidate set (CUTLASS sm80 defaults for 16-bit operands, plus short tiles for skinny
+// GEMMs; 256x64 and 64x256 are left out: never the best on any measured shape). BK is 64 bytes of K per stage for every dtype (32 bf16, 64 fp8, 16 fp32 elements).
+std::span<const GemmTile> gemm_tile_candidates();
+
+struct GemmPlan {
+  GemmTile tile;
+  int split_k = 1;
+  double tiles = 0;        // CTAs launched (incl. batch and splits)
+  double waves = 0;        // ceil(tiles / (SMs x CTAs per SM))
+  double ctas_per_sm = 0;  // occupancy of this tile
+  KernelCost cost;
+};
+
+// The best plan over the candidate tiles and split-K factors.
+GemmPlan gemm_plan(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
+                   double batch = 1);
+// One tile and split-K factor, for tests and reports. cost.time_s is infinite when the tile
+// does not fit on an SM.
+GemmPlan gemm_plan_with(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
+                        double batch, const GemmTile& tile, int split_k);
+
+}  // namespace exasim::models

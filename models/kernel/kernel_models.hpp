@@ -1,0 +1,77 @@
+#pragma once
+// The kernel-time API that the training and serving layers call: pure functions of a GPU spec,
+// calibration parameters, a dtype and a shape. Stable interface; the models behind it are
+//   GEMM           gemm_model.hpp       CTA tiles, waves over SMs, split-K, L2 reuse, launch
+//   attention      attention_model.hpp  FlashAttention fwd/bwd tiles; paged decode with split-KV
+//   memory-bound   memory_op_model.hpp  bytes over the achieved HBM bandwidth, launch
+// Parameters: KernelParams (kernel_params.hpp), defaults per GPU family or a calibration file.
+// All functions are thread-safe and allocation-free (planner inner loops call them millions of
+// times); shapes are doubles so that averaged shapes (mean context length) are allowed.
+#include <optional>
+#include <string_view>
+
+#include "hw/dtype.hpp"
+#include "hw/gpu_spec.hpp"
+#include "models/kernel/kernel_cost.hpp"
+#include "models/kernel/kernel_params.hpp"
+#include "models/kernel/memory_op.hpp"
+
+namespace exasim::models {
+
+// C[m,n] = A[m,k] · B[k,n] for `batch` independent products (batch > 1: a strided batched GEMM
+// in one launch). Operands and output in `dtype` (fp32 accumulation). For a linear layer over
+// T tokens: m = T, n = output features, k = input features. Decode (m = 1..64) comes out
+// HBM-bound on the weight bytes; large training GEMMs come out matrix-bound.
+KernelCost gemm_time(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
+                     double batch = 1);
+
+// Attention over `batch` sequences. Prefill/training: every sequence has seq_q new query tokens
+// attending to seq_kv key/value tokens (seq_kv = seq_q for training and full prefill; past +
+// chunk for chunked prefill). heads: query heads on this GPU; kv_heads: key/value heads on this
+// GPU (fewer for GQA/MQA); causal masking skips the tiles above the diagonal.
+struct AttentionShape {
+  double batch = 1;
+  double seq_q = 0;
+  double seq_kv = 0;     // 0: same as seq_q
+  double heads = 0;
+  double kv_heads = 0;   // 0: same as heads
+  double head_dim = 128;
+  bool causal = true;
+};
+// FlashAttention-2 style forward (prefill, training forward).
+KernelCost attention_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const AttentionShape& s);
+// FlashAttention-2 style backward (dQ, dK, dV; recomputes the scores).
+KernelCost attention_backward(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const AttentionShape& s);
+
+// Decode attention: one new query token per sequence over a paged KV cache of `context` tokens
+// per sequence (the mean when lengths differ). Streams the KV bytes from HBM; long contexts are
+// split over several CTAs (FlashDecoding split-KV) so that small batches still fill the SMs.
+// `dtype` is the KV-cache dtype.
+struct DecodeShape {
+  double batch = 1;
+  double context = 0;
+  double heads = 0;
+  double kv_heads = 0;     // 0: same as heads
+  double head_dim = 128;
+  double block_tokens = 16; // paged-KV block size (vLLM default 16)
+};
+KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const DecodeShape& s);
+
+// Memory-bound kernels: MemoryOp and its names are in memory_op.hpp.
+
+// Bytes moved and FLOPs done by a memory-bound op (what memory_op() charges): callers that
+// account traffic (reports, FLOP counts) use this so their numbers match the model's.
+struct MemoryTraffic {
+  double bytes = 0;
+  double flops = 0;
+};
+MemoryTraffic memory_op_traffic(MemoryOp op, DType dtype, double rows, double cols);
+
+KernelCost memory_op(const hw::GpuSpec& gpu, const KernelParams& p, MemoryOp op, DType dtype, double rows,
+                     double cols);
+
+// Any other streaming kernel (fused dropout + add, gradient norm, ...): `bytes` through HBM at
+// memory_op_efficiency, `flops` on the vector units, one launch of memory_op_overhead.
+KernelCost streaming_kernel(const hw::GpuSpec& gpu, const KernelParams& p, double bytes, double flops);
+
+}  // namespace exasim::models

@@ -1,0 +1,222 @@
+#include "sim/net/collective_plan.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_set>
+
+#include "models/collective/algorithm.hpp"
+
+namespace exasim::sim {
+
+models::Collective to_collective(CommKind k) {
+  switch (k) {
+    case CommKind::kAllReduce: return models::Collective::kAllReduce;
+    case CommKind::kReduceScatter: return models::Collective::kReduceScatter;
+    case CommKind::kAllGather: return models::Collective::kAllGather;
+    case CommKind::kAllToAll: return models::Collective::kAllToAll;
+    case CommKind::kBroadcast: return models::Collective::kBroadcast;
+    case CommKind::kSendRecv: return models::Collective::kSendRecv;
+    case CommKind::kReduce: return models::Collective::kReduce;
+  }
+  return models::Collective::kAllReduce;
+}
+
+double wire_factor(models::Protocol p) { return 1 / models::protocol_bandwidth_fraction(p); }
+
+double FlowPhase::transfer(double bytes) const {
+  double t = 0;
+  for (const ChannelLine& l : envelope) t = std::max(t, l.at(bytes));
+  return t;
+}
+
+double PlannedOp::time(double bytes, models::Protocol p, const models::CollectiveParams& params) const {
+  if (empty()) return 0;
+  double t = launch(params) + intra_steps * params.step_overhead(p, false) + inter_steps * params.step_overhead(p, true);
+  const double wire = wire_factor(p) * bytes;
+  for (const FlowPhase& ph : phases) t += ph.repeat * ((ph.latency_steps - 1) * ph.max_latency + ph.transfer(wire));
+  return t;
+}
+
+namespace {
+
+// The lines that are the maximum somewhere on bytes >= 0, by increasing slope.
+std::vector<ChannelLine> upper_envelope(std::vector<ChannelLine> lines) {
+  std::vector<ChannelLine> out;
+  if (lines.empty()) return out;
+  // Start with the highest line at zero bytes (the steepest among equals), then repeatedly take
+  // the steeper line that overtakes the current one first.
+  auto first = std::max_element(lines.begin(), lines.end(), [](const ChannelLine& a, const ChannelLine& b) {
+    return a.latency < b.latency || (a.latency == b.latency && a.seconds_per_byte < b.seconds_per_byte);
+  });
+  out.push_back(*first);
+  for (;;) {
+    const ChannelLine cur = out.back();
+    double when = std::numeric_limits<double>::infinity();
+    const ChannelLine* next = nullptr;
+    for (const ChannelLine& l : lines) {
+      if (l.seconds_per_byte <= cur.seconds_per_byte) continue;
+      const double x = (cur.latency - l.latency) / (l.seconds_per_byte - cur.seconds_per_byte);
+      if (x < when || (x == when && next && l.seconds_per_byte > next->seconds_per_byte)) when = x, next = &l;
+    }
+    if (next == nullptr) return out;
+    out.push_back(*next);
+  }
+}
+
+}  // namespace
+
+double round_delay(const PlannedOp& plan, const FlowPhase& phase, models::Protocol p,
+                   const models::CollectiveParams& params) {
+  const double overhead = plan.p2p ? 0 : params.step_overhead(p, phase.crosses_nodes);
+  return phase.latency_steps * overhead + (phase.latency_steps - 1) * phase.max_latency;
+}
+
+CollectivePlanner::CollectivePlanner(NetworkFabric& fabric, NetworkOptions options)
+    : fabric_(fabric),
+      options_(std::move(options)),
+      load_(fabric.channel_count(), 0.0),
+      first_latency_(fabric.channel_count(), 0.0) {}
+
+// The same op on the other GPU positions of its nodes: ranks shifted by j within their node,
+// kept when disjoint from the copies so far (a group that fills its nodes has no copy).
+std::vector<std::vector<std::uint32_t>> CollectivePlanner::copies_of(const std::vector<std::uint32_t>& ranks) const {
+  std::vector<std::vector<std::uint32_t>> out{ranks};
+  if (!options_.symmetric_copies) return out;
+  const auto g = static_cast<std::uint32_t>(fabric_.cluster().gpus_per_node);
+  std::unordered_set<std::uint32_t> used(ranks.begin(), ranks.end());
+  for (std::uint32_t j = 1; j < g; ++j) {
+    std::vector<std::uint32_t> shifted;
+    for (std::uint32_t r : ranks) shifted.push_back(r / g * g + (r % g + j) % g);
+    if (std::any_of(shifted.begin(), shifted.end(), [&](std::uint32_t r) { return used.count(r) > 0; })) continue;
+    used.insert(shifted.begin(), shifted.end());
+    out.push_back(std::move(shifted));
+  }
+  return out;
+}
+
+CollectivePlanner::Group& CollectivePlanner::group(const CommOp& op) {
+  key_.clear();
+  auto append = [this](const void* p, std::size_t n) { key_.append(static_cast<const char*>(p), n); };
+  append(&op.kind, sizeof op.kind);
+  append(&op.root, sizeof op.root);
+  append(op.ranks.data(), op.ranks.size() * sizeof(std::uint32_t));
+  append(op.split.data(), op.split.size() * sizeof(double));
+  if (auto it = groups_.find(key_); it != groups_.end()) return *it->second;
+  auto g = std::make_unique<Group>();
+  g->layout = fabric_.layout(op.ranks);
+  g->copies = copies_of(op.ranks);
+  g->candidates = models::auto_candidates(to_collective(op.kind), g->layout);
+  return *groups_.emplace(key_, std::move(g)).first->second;
+}
+
+std::vector<models::CollectiveAlgorithm> CollectivePlanner::candidates(const CommOp& op) { return group(op).candidates; }
+
+const PlannedOp& CollectivePlanner::plan_in(Group& g, const CommOp& op, models::CollectiveAlgorithm a) {
+  if (auto it = g.plans.find(a); it != g.plans.end()) return it->second;
+  return g.plans.emplace(a, build(g, op, a)).first->second;
+}
+
+const PlannedOp& CollectivePlanner::plan(const CommOp& op, models::CollectiveAlgorithm algorithm) {
+  return plan_in(group(op), op, algorithm);
+}
+
+PlanChoice CollectivePlanner::best_protocol(const PlannedOp& plan, double bytes) const {
+  const models::CollectiveParams& params = fabric_.params();
+  PlanChoice c{&plan, models::Protocol::kSimple, plan.time(bytes, models::Protocol::kSimple, params)};
+  if (!plan.ll_allowed) return c;
+  for (models::Protocol p : models::kAllProtocols) {
+    const double t = plan.time(bytes, p, params);
+    if (t < c.time_s) c.protocol = p, c.time_s = t;
+  }
+  return c;
+}
+
+PlanChoice CollectivePlanner::choose(const CommOp& op) {
+  Group& g = group(op);
+  const models::Collective kind = to_collective(op.kind);
+  const models::CollectiveAlgorithm wanted = options_.algorithms[kind];
+  // A forced algorithm applies where it can run; other groups keep the automatic choice.
+  if (wanted != models::CollectiveAlgorithm::kAuto && models::algorithm_supports(wanted, kind, g.layout))
+    return best_protocol(plan_in(g, op, wanted), op.bytes);
+  static const PlannedOp nothing;  // a group with nothing to communicate
+  PlanChoice best{&nothing, models::Protocol::kSimple, std::numeric_limits<double>::infinity()};
+  for (models::CollectiveAlgorithm a : g.candidates) {
+    const PlanChoice c = best_protocol(plan_in(g, op, a), op.bytes);
+    if (c.time_s < best.time_s) best = c;
+  }
+  if (best.plan == &nothing) best.time_s = 0;
+  return best;
+}
+
+PlannedOp CollectivePlanner::build(const Group& g, const CommOp& op, models::CollectiveAlgorithm a) {
+  models::ScheduleRequest req;
+  req.op = to_collective(op.kind);
+  req.layout = &g.layout;
+  req.params = fabric_.params();
+  req.split = op.split;
+  req.root = static_cast<int>(op.root);
+  models::Schedule schedule = models::build_schedule(a, req);
+  // Reduce-copy kernels move bytes slower than plain copies (NVLS reduces in the switch).
+  const bool reduces = req.op == models::Collective::kAllReduce || req.op == models::Collective::kReduceScatter ||
+                       req.op == models::Collective::kReduce;
+  if (reduces && a != models::CollectiveAlgorithm::kNvls)
+    for (models::Phase& phase : schedule.phases) phase.wire_factor /= fabric_.params().reduction_efficiency;
+  PlannedOp p;
+  p.algorithm = a;
+  p.p2p = op.kind == CommKind::kSendRecv;
+  p.ll_allowed = a != models::CollectiveAlgorithm::kNvls && !p.p2p;
+  for (const models::Phase& phase : schedule.phases) {
+    FlowPhase fp;
+    place_phase(g, phase, fp);
+    if (fp.flows.empty()) continue;
+    const double steps = static_cast<double>(fp.repeat) * fp.latency_steps;
+    if (!p.p2p) (fp.crosses_nodes ? p.inter_steps : p.intra_steps) += steps;
+    p.flows += static_cast<std::uint64_t>(fp.repeat) * fp.flows.size();
+    p.phases.push_back(std::move(fp));
+  }
+  return p;
+}
+
+// Puts a schedule phase on the topology: one flow per transfer and copy, and the round's
+// bottleneck: the channel whose load (bytes per op byte) over capacity is largest.
+void CollectivePlanner::place_phase(const Group& g, const models::Phase& phase, FlowPhase& out) {
+  out.repeat = phase.repeat;
+  out.latency_steps = phase.latency_steps;
+  bool crosses = false;
+  for (const auto& ranks : g.copies) {
+    auto endpoint = [&](int e) {
+      return models::is_switch(e) ? fabric_.node_switch(ranks[models::member_of_switch(e)]) : fabric_.gpu(ranks[e]);
+    };
+    for (const models::Transfer& t : phase.transfers) {
+      const Vertex src = endpoint(t.src), dst = endpoint(t.dst);
+      if (src == dst) continue;
+      const int ns = g.layout.node[models::is_switch(t.src) ? models::member_of_switch(t.src) : t.src];
+      const int nd = g.layout.node[models::is_switch(t.dst) ? models::member_of_switch(t.dst) : t.dst];
+      crosses = crosses || ns != nd;
+      Flow f{src, dst, t.fraction * phase.wire_factor, fabric_.route(src, dst), 0};
+      f.latency = fabric_.route_latency(f.route);
+      out.max_latency = std::max(out.max_latency, f.latency);
+      for (ChannelId c : f.route) {
+        if (load_[c] == 0) {
+          touched_.push_back(c);
+          first_latency_[c] = f.latency;
+        }
+        load_[c] += f.fraction;
+        first_latency_[c] = std::min(first_latency_[c], f.latency);
+      }
+      out.flows.push_back(f);
+    }
+  }
+  out.crosses_nodes = crosses;
+  std::vector<ChannelLine> lines;
+  lines.reserve(touched_.size());
+  for (ChannelId c : touched_) {
+    lines.push_back({first_latency_[c], load_[c] / fabric_.capacity(c)});
+    out.seconds_per_byte = std::max(out.seconds_per_byte, lines.back().seconds_per_byte);
+    load_[c] = 0;
+  }
+  touched_.clear();
+  out.envelope = upper_envelope(std::move(lines));
+}
+
+}  // namespace exasim::sim

@@ -1,0 +1,124 @@
+// `exasim kernel` and `exasim calibrate` as users and scripts run them: JSON fields, values
+// against hand calculations, calibration files, and clean one-line errors.
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "cli_runner.hpp"
+
+namespace {
+
+using exasim::testing::check_clean_error;
+using exasim::testing::contains;
+using Result = exasim::testing::CliResult;
+Result run(const std::string& args) { return exasim::testing::run_cli(args); }
+
+nlohmann::json run_json(const std::string& args) {
+  const Result r = run(args + " --json");
+  INFO("output: ", r.output);
+  REQUIRE(r.status == 0);
+  return nlohmann::json::parse(r.output);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const std::string kData = std::string(EXASIM_TEST_DATA) + "/vidur/";
+
+}  // namespace
+
+TEST_CASE("cli: kernel gemm answers with time, bound and rates") {
+  const auto j = run_json("kernel --gpu A100-SXM4-80GB --op gemm --m 8192 --n 8192 --k 8192");
+  for (const char* key : {"time_s", "bound", "tflops", "bytes_per_s", "flops", "bytes", "tile", "split_k", "waves"})
+    CHECK(j.contains(key));
+  CHECK(j["flops"].get<double>() == doctest::Approx(2.0 * 8192 * 8192 * 8192));
+  CHECK(j["tflops"].get<double>() == doctest::Approx(j["flops"].get<double>() / j["time_s"].get<double>() / 1e12));
+  // Below the 312 TFLOP/s peak, above 60% of it for this large square GEMM.
+  CHECK(j["tflops"].get<double>() < 312);
+  CHECK(j["tflops"].get<double>() > 0.6 * 312);
+  // Decode: weights over bandwidth, well below 2039 GB/s.
+  const auto d = run_json("kernel --gpu A100-SXM4-80GB --op gemm --m 1 --n 8192 --k 8192");
+  CHECK(d["bound"] == "hbm");
+  CHECK(d["bytes_per_s"].get<double>() < 2039e9);
+  CHECK(d["bytes_per_s"].get<double>() > 1000e9);
+}
+
+TEST_CASE("cli: kernel attention, memory ops and adam") {
+  const auto p = run_json("kernel --gpu H100-SXM5-80GB --op attention_prefill --batch 1 --seq 8192 --heads 32 "
+                          "--kv-heads 8 --head-dim 128");
+  CHECK(p["flops"].get<double>() == doctest::Approx(4.0 * 32 * 128 * 8192 * 8193 / 2));
+  const auto full = run_json("kernel --gpu H100-SXM5-80GB --op attention_prefill --batch 1 --seq 8192 --heads 32 "
+                             "--kv-heads 8 --head-dim 128 --no-causal");
+  CHECK(full["time_s"].get<double>() > 1.8 * p["time_s"].get<double>());
+  const auto d = run_json("kernel --gpu A100-SXM4-80GB --op attention_decode --batch 16 --context 4096 --heads 32 "
+                          "--kv-heads 8 --head-dim 128 --dtype bf16");
+  CHECK(d["bound"] == "hbm");
+  CHECK(d.contains("kv_splits"));
+  for (const char* op : {"elementwise", "silu_mul", "rmsnorm", "layernorm", "softmax", "rope", "embedding"}) {
+    const auto m = run_json(std::string("kernel --gpu A100-SXM4-80GB --op ") + op + " --rows 4096 --cols 8192");
+    CHECK(m["time_s"].get<double>() > 0);
+  }
+  const auto adam = run_json("kernel --gpu A100-SXM4-80GB --op adam --params 1e9");
+  CHECK(adam["bytes"].get<double>() == doctest::Approx(30e9));
+  CHECK(adam["time_s"].get<double>() > 30e9 / 2039e9);
+}
+
+TEST_CASE("cli: kernel --calibration uses the fitted parameters") {
+  const std::string calib = std::string(EXASIM_SOURCE_DIR) + "/configs/calibration/a100-sxm4-80gb.yaml";
+  const auto with = run_json("kernel --gpu A100-SXM4-80GB --op gemm --m 4096 --n 4096 --k 4096 --calibration '" + calib + "'");
+  const auto without = run_json("kernel --gpu A100-SXM4-80GB --op gemm --m 4096 --n 4096 --k 4096");
+  CHECK(contains(with["kernel_parameters"].get<std::string>(), "calibration"));
+  CHECK(contains(without["kernel_parameters"].get<std::string>(), "family default"));
+  CHECK(with["time_s"].get<double>() != without["time_s"].get<double>());
+  const Result text = run("kernel --gpu A100-SXM4-80GB --op gemm --m 4096 --n 4096 --k 4096");
+  CHECK(text.status == 0);
+  CHECK(contains(text.output, "bound"));
+  CHECK(contains(text.output, "TFLOP/s"));
+}
+
+TEST_CASE("cli: kernel errors are one clean line") {
+  check_clean_error(run("kernel --gpu A100-SXM4-80GB --op gemm --m 128 --n 128"));
+  check_clean_error(run("kernel --gpu A100-SXM4-80GB --op convolution --m 1"));
+  check_clean_error(run("kernel --gpu A100-SXM5 --op gemm --m 1 --n 1 --k 1"));
+  check_clean_error(run("kernel --gpu A100-SXM4-80GB --op gemm --m 1 --n 1 --k 1 --dtype bf17"));
+  check_clean_error(run("kernel --gpu A100-SXM4-80GB --op rmsnorm --rows 4"));
+  check_clean_error(run("kernel --gpu A100-SXM4-80GB --op gemm --m 1 --n 1 --k 1 --calibration /no/such.yaml"));
+  const Result r = run("kernel --gpu A100-SXM4-80GB --op gemm --m 128 --n 128");
+  CHECK(contains(r.output, "--k"));
+}
+
+TEST_CASE("cli: calibrate fits Vidur tables, reports held-out error and baselines, writes the file") {
+  namespace fs = std::filesystem;
+  const std::string out = (fs::temp_directory_path() / "exasim_cli_calibration.yaml").string();
+  const std::string args = "calibrate '" + kData + "a100_meta-llama_llama-2-7b-hf_ops.csv' '" + kData +
+                           "a100_qwen_qwen-72b_ops.csv' --fit qwen_qwen-72b --date 2026-01-01 --starts 4 -o '" + out + "'";
+  const Result r = run(args);
+  INFO("output: ", r.output);
+  REQUIRE(r.status == 0);
+  for (const char* part : {"held out", "tile model", "roofline, 3 fitted", "datasheet roofline", "uncalibrated",
+                           "layer sum", "matrix_efficiency"})
+    CHECK(contains(r.output, part));
+  const std::string file = slurp(out);
+  CHECK(contains(file, "gpu: A100-SXM4-80GB"));
+  CHECK(contains(file, "date: 2026-01-01"));
+  CHECK(contains(file, "matrix_efficiency:"));
+  // Same input, same file, bit for bit; and the file is usable by `exasim kernel`.
+  REQUIRE(run(args).status == 0);
+  CHECK(slurp(out) == file);
+  CHECK(run("kernel --gpu A100-SXM4-80GB --op gemm --m 64 --n 64 --k 64 --calibration '" + out + "'").status == 0);
+  fs::remove(out);
+}
+
+TEST_CASE("cli: calibrate errors are one clean line") {
+  check_clean_error(run("calibrate /no/such_ops.csv"));
+  check_clean_error(run("calibrate '" + kData + "a100_qwen_qwen-72b_ops.csv' --fit nobody -o /tmp/x.yaml"));
+  check_clean_error(run("calibrate '" + kData + "README.md'"));
+}

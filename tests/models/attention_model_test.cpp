@@ -1,0 +1,110 @@
+// FlashAttention and decode-attention models against closed forms: FLOP counts, seq^2 scaling
+// of prefill, linear scaling of decode with context, causal halving, GQA, monotonicity.
+#include <doctest/doctest.h>
+
+#include "kernel_test_gpus.hpp"
+#include "models/kernel/attention_model.hpp"
+#include "models/kernel/kernel_models.hpp"
+
+using namespace exasim;
+using namespace exasim::models;
+using exasim::testing::calibrated_params;
+using exasim::testing::catalog_gpu;
+
+namespace {
+
+AttentionShape llama_prefill(double seq, double batch = 1) {
+  return {batch, seq, 0, 32, 8, 128, true};  // Llama-3-8B on one GPU: 32 query heads, 8 KV heads
+}
+
+}  // namespace
+
+TEST_CASE("attention: prefill FLOPs are 4 d per visible query-key pair") {
+  const hw::GpuSpec a100 = catalog_gpu("A100-SXM4-80GB");
+  const KernelParams p = calibrated_params(a100);
+  const double s = 2048, h = 32, d = 128;
+  CHECK(attention_prefill(a100, p, DType::kBf16, llama_prefill(s)).flops == doctest::Approx(4 * h * d * s * (s + 1) / 2));
+  AttentionShape full = llama_prefill(s);
+  full.causal = false;
+  CHECK(attention_prefill(a100, p, DType::kBf16, full).flops == doctest::Approx(4 * h * d * s * s));
+  CHECK(attention_backward(a100, p, DType::kBf16, full).flops == doctest::Approx(2.5 * 4 * h * d * s * s));
+}
+
+TEST_CASE("attention: prefill time scales with seq^2, causal about halves it") {
+  const hw::GpuSpec a100 = catalog_gpu("A100-SXM4-80GB");
+  const KernelParams p = calibrated_params(a100);
+  const KernelCost s8k = attention_prefill(a100, p, DType::kBf16, llama_prefill(8192));
+  const KernelCost s16k = attention_prefill(a100, p, DType::kBf16, llama_prefill(16384));
+  CHECK(s8k.bound == Bound::kMatrix);
+  CHECK(s16k.time_s / s8k.time_s == doctest::Approx(4).epsilon(0.05));
+  AttentionShape full = llama_prefill(8192);
+  full.causal = false;
+  const KernelCost f8k = attention_prefill(a100, p, DType::kBf16, full);
+  CHECK(s8k.time_s / f8k.time_s == doctest::Approx(0.5).epsilon(0.06));
+  // The backward pass does 2.5x the forward's matrix work at a lower efficiency.
+  const KernelCost b8k = attention_backward(a100, p, DType::kBf16, llama_prefill(8192));
+  CHECK(b8k.time_s > 2.5 * s8k.time_s);
+  CHECK(b8k.time_s < 4.5 * s8k.time_s);
+}
+
+TEST_CASE("attention: chunked prefill costs the keys it attends to") {
+  const hw::GpuSpec a100 = catalog_gpu("A100-SXM4-80GB");
+  const KernelParams p = calibrated_params(a100);
+  // A 512-token chunk after 7680 cached tokens sees 7680..8192 keys: more than a fresh 512-token
+  // prefill, less than the full 8192-token prefill.
+  AttentionShape chunk = llama_prefill(512, 8);
+  chunk.seq_kv = 8192;
+  const double t_chunk = attention_prefill(a100, p, DType::kBf16, chunk).time_s;
+  CHECK(t_chunk > attention_prefill(a100, p, DType::kBf16, llama_prefill(512, 8)).time_s);
+  CHECK(t_chunk < attention_prefill(a100, p, DType::kBf16, llama_prefill(8192, 8)).time_s);
+}
+
+TEST_CASE("attention: decode streams the KV cache, linear in context") {
+  const hw::GpuSpec a100 = catalog_gpu("A100-SXM4-80GB");
+  const KernelParams p = calibrated_params(a100);
+  const DecodeShape c8k{64, 8192, 32, 8, 128, 16};
+  const DecodeShape c16k{64, 16384, 32, 8, 128, 16};
+  const KernelCost a = attention_decode(a100, p, DType::kBf16, c8k);
+  const KernelCost b = attention_decode(a100, p, DType::kBf16, c16k);
+  CHECK(a.bound == Bound::kHbm);
+  // KV bytes: 2 (K and V) x sequences x KV heads x context x d x 2 B.
+  CHECK(a.bytes == doctest::Approx(2.0 * 64 * 8 * 8192 * 128 * 2 + 2.0 * 64 * 32 * 128 * 2));
+  const double l = p.launch_overhead_s;
+  CHECK((b.time_s - l) / (a.time_s - l) == doctest::Approx(2).epsilon(0.05));
+  CHECK(a.time_s - l == doctest::Approx(a.bytes / (a100.hbm_bandwidth * p.hbm_efficiency)).epsilon(0.05));
+  // GQA: 4x fewer KV heads read 4x fewer bytes.
+  const DecodeShape mha{64, 8192, 32, 32, 128, 16};
+  CHECK(attention_decode(a100, p, DType::kBf16, mha).time_s > 3.5 * (a.time_s - l));
+}
+
+TEST_CASE("attention: decode splits the KV cache when few sequences cannot fill the GPU") {
+  const hw::GpuSpec a100 = catalog_gpu("A100-SXM4-80GB");
+  CHECK(decode_kv_splits(a100, {1, 32768, 32, 8, 128, 16}) > 8);
+  CHECK(decode_kv_splits(a100, {256, 32768, 32, 8, 128, 16}) == 1);
+  CHECK(decode_kv_splits(a100, {1, 128, 32, 8, 128, 16}) == 1);  // too short to split
+}
+
+TEST_CASE("attention: time never decreases when a dimension grows") {
+  const hw::GpuSpec a100 = catalog_gpu("A100-SXM4-80GB");
+  const KernelParams p = calibrated_params(a100);
+  const double values[] = {1, 2, 3, 16, 64, 100, 128, 129, 500, 1024, 2000, 4096, 8192};
+  for (int dim = 0; dim < 4; ++dim) {
+    double prefill = 0, backward = 0, decode = 0;
+    for (double v : values) {
+      AttentionShape s{2, 1024, 0, 16, 4, 128, true};
+      DecodeShape dsh{8, 2048, 16, 4, 128, 16};
+      if (dim == 0) s.batch = dsh.batch = v;
+      if (dim == 1) s.seq_q = v, dsh.context = v;
+      if (dim == 2) s.heads = dsh.heads = v, s.kv_heads = dsh.kv_heads = std::min(4.0, v);
+      if (dim == 3) s.head_dim = dsh.head_dim = std::min(v, 256.0);
+      INFO("dim ", dim, " value ", v);
+      const double tp = attention_prefill(a100, p, DType::kBf16, s).time_s;
+      const double tb = attention_backward(a100, p, DType::kBf16, s).time_s;
+      const double td = attention_decode(a100, p, DType::kBf16, dsh).time_s;
+      CHECK(tp >= prefill);
+      CHECK(tb >= backward);
+      CHECK(td >= decode * (1 - 1e-12));
+      prefill = tp, backward = tb, decode = td;
+    }
+  }
+}

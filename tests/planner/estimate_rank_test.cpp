@@ -1,0 +1,51 @@
+// The closed-form estimate against the engine: on a sample of runnable plans spread over the
+// space (TP, PP, virtual stages, micro-batch, schedule, ZeRO, recompute), the estimate must
+// order plans as the simulated iteration times do (Kendall tau above a bound) and land close.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "planner_fixture.hpp"
+#include "workloads/planner/plan_constraints.hpp"
+#include "workloads/planner/rank_correlation.hpp"
+#include "workloads/training/training_simulation.hpp"
+
+using namespace exasim;
+using namespace exasim::workloads;
+using namespace exasim::workloads::planner;
+
+TEST_CASE("Kendall tau of hand examples") {
+  CHECK(kendall_tau({1, 2, 3, 4}, {10, 20, 30, 40}) == 1);
+  CHECK(kendall_tau({1, 2, 3, 4}, {40, 30, 20, 10}) == -1);
+  // One swapped pair of six: (5 - 1) / 6.
+  CHECK(kendall_tau({1, 2, 3, 4}, {1, 3, 2, 4}) == doctest::Approx(4.0 / 6));
+}
+
+TEST_CASE("the closed-form estimate ranks plans in the engine's order") {
+  const Scenario s = testing::scenario_from_yaml(testing::small_gpt_yaml());
+  const PlannerInputs in = PlannerInputs::from(s);
+  Estimator est(in);
+  LoweringProbe probe(in);
+  std::vector<Candidate> runnable;
+  for (const Candidate& c : enumerate_candidates(in.space, in.model, in.base, in.cluster))
+    if (check_candidate(est, probe, c, 0.0).runnable) runnable.push_back(c);
+  REQUIRE(runnable.size() > 200);
+  // Every k-th plan: a deterministic sample across the enumeration's dimensions.
+  const std::size_t want = 40, step = runnable.size() / want;
+  std::vector<double> estimated, simulated;
+  double worst = 0;
+  for (std::size_t i = 0; i < runnable.size() && estimated.size() < want; i += step) {
+    const Candidate& c = runnable[i];
+    const TrainingPlan plan(in.model, candidate_config(in.base, c), 16, 8);
+    const TrainingResult r = simulate_training({plan, in.cluster, in.calibration.kernel, in.calibration.collective, in.cost, in.network});
+    estimated.push_back(est.estimate(c).iteration_time_s);
+    simulated.push_back(r.iteration_time_s);
+    worst = std::max(worst, std::abs(estimated.back() / simulated.back() - 1));
+    INFO(describe(c), ": estimate ", estimated.back(), " s, engine ", simulated.back(), " s");
+    CHECK(estimated.back() == doctest::Approx(simulated.back()).epsilon(0.15));
+  }
+  const double tau = kendall_tau(estimated, simulated);
+  MESSAGE("Kendall tau of estimate vs engine over ", estimated.size(), " plans: ", tau, "; largest relative error ", worst);
+  CHECK(tau > 0.9);
+}

@@ -1,0 +1,58 @@
+// The closed-form memory of the search against the training layer's memory model (which walks
+// each schedule's order): equal for every schedule, split and ZeRO stage.
+#include <doctest/doctest.h>
+
+#include <optional>
+
+#include "planner_fixture.hpp"
+#include "workloads/planner/plan_estimate.hpp"
+#include "workloads/planner/plan_space.hpp"
+#include "workloads/training/training_memory.hpp"
+
+using namespace exasim;
+using namespace exasim::workloads;
+using namespace exasim::workloads::planner;
+
+TEST_CASE("closed-form memory equals training_memory on every enumerated plan of a space") {
+  const Scenario s = testing::scenario_from_yaml(testing::small_gpt_yaml());
+  const PlannerInputs in = PlannerInputs::from(s);
+  Estimator est(in);
+  int checked = 0;
+  for (const Candidate& c : enumerate_candidates(in.space, in.model, in.base, in.cluster)) {
+    std::optional<TrainingPlan> plan;
+    try {
+      plan.emplace(in.model, candidate_config(in.base, c), 16, 8);
+    } catch (const PlanError&) {
+      continue;
+    }
+    const MemoryReport want = training_memory(*plan);
+    const MemoryEstimate got = est.memory(c);
+    INFO(describe(c));
+    REQUIRE(got.peak_stage == want.peak_stage);
+    CHECK(got.peak_bytes == doctest::Approx(want.peak().total()).epsilon(1e-12));
+    CHECK(got.activations == doctest::Approx(want.peak().activations).epsilon(1e-12));
+    ++checked;
+  }
+  MESSAGE(checked, " plans compared");
+  CHECK(checked > 500);
+}
+
+TEST_CASE("uneven split as Llama 3 405B uses it: 126 layers on 16 x 2 virtual stages") {
+  const auto split = uneven_split(126, 32);
+  REQUIRE(split);
+  CHECK(split->first == 3);  // Llama 3 paper, Section 3.3.2: one fewer layer on the first and last stage
+  CHECK(split->second == 3);
+  CHECK((126 - 3 - 3) % 30 == 0);
+  CHECK_FALSE(uneven_split(24, 2));   // no middle stages
+  CHECK_FALSE(uneven_split(10, 16));  // more stages than layers
+}
+
+TEST_CASE("in-flight passes follow the schedules' warm-up formulas") {
+  // 1F1B: stage s of p holds min(p - s, m) (Narayanan et al., SC'21, 2.2.1); GPipe all m.
+  CHECK(in_flight_passes("1f1b", 0, 8, 32, 1) == 8);
+  CHECK(in_flight_passes("1f1b", 7, 8, 32, 1) == 1);
+  CHECK(in_flight_passes("1f1b", 0, 8, 4, 1) == 4);
+  CHECK(in_flight_passes("gpipe", 3, 8, 32, 1) == 32);
+  // Interleaved: warm-up 2 (p - s - 1) + (v - 1) p passes, then one more forward.
+  CHECK(in_flight_passes("interleaved", 0, 4, 8, 2) == 2 * 3 + 4 + 1);
+}

@@ -1,0 +1,150 @@
+// The engine with a link-sharing network backend: comm tasks are handed to the backend when they
+// start and end when it says so, interleaved with compute. Checked against a processor-sharing
+// link whose schedule is computed by hand (equal shares of one link of capacity C).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <vector>
+
+#include "sim/engine.hpp"
+
+using namespace exasim::sim;
+
+namespace {
+
+// One link of `capacity` B/s shared equally by the ops in flight.
+class SharedLink final : public NetworkBackend {
+ public:
+  explicit SharedLink(double capacity) : capacity_(capacity) {}
+  Time duration(const CommOp& op, Time) override { return op.bytes / capacity_; }
+  bool shares_links() const override { return true; }
+  void prepare(const std::vector<CommOp>& ops) override { prepared_ = ops.size(); }
+  void run(const std::function<void()>& loop) override {
+    ++runs_;
+    loop();
+  }
+  void start(const CommOp& op, std::uint32_t token, Time now) override {
+    progress(now);
+    left_[token] = op.bytes;
+  }
+  Time advance(Time limit, std::vector<std::uint32_t>& done) override {
+    if (left_.empty()) return limit;
+    const double rate = capacity_ / static_cast<double>(left_.size());
+    double least = left_.begin()->second;
+    for (const auto& [token, bytes] : left_) least = std::min(least, bytes);
+    const Time end = now_ + least / rate;
+    if (end > limit) {
+      progress(limit);
+      return limit;
+    }
+    progress(end);
+    for (auto it = left_.begin(); it != left_.end();) {
+      if (it->second <= 1e-9) {
+        done.push_back(it->first);
+        it = left_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    return end;
+  }
+  bool busy() const override { return !left_.empty(); }
+
+  std::size_t prepared_ = 0;
+  int runs_ = 0;
+
+ private:
+  void progress(Time to) {
+    if (!left_.empty()) {
+      const double moved = (to - now_) * capacity_ / static_cast<double>(left_.size());
+      for (auto& [token, bytes] : left_) bytes -= moved;
+    }
+    now_ = to;
+  }
+  double capacity_;
+  Time now_ = 0;
+  std::map<std::uint32_t, double> left_;
+};
+
+TaskSpec task(std::string_view label, StreamId s, Time d, std::uint32_t op = kNone) {
+  TaskSpec t;
+  t.label = label;
+  t.stream = s;
+  t.duration = d;
+  t.comm_op = op;
+  if (op != kNone) t.kind = TaskKind::kCollective;
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("shared network: two transfers at once each take twice as long") {
+  ExecGraph g;
+  const StreamId a = g.add_stream(g.add_device("a"), StreamKind::kComm, "a");
+  const StreamId b = g.add_stream(g.add_device("b"), StreamKind::kComm, "b");
+  const std::vector<CommOp> ops{{CommKind::kSendRecv, 2.0, {0, 1}}, {CommKind::kSendRecv, 2.0, {2, 3}}};
+  g.add_task(task("x", a, 0, 0));
+  g.add_task(task("y", b, 0, 1));
+  SharedLink link(1.0);
+  Engine e(g, &ops, &link);
+  const Timeline t = e.run();
+  CHECK(t[0].start == 0);
+  CHECK(t[0].end == doctest::Approx(4.0));
+  CHECK(t[1].end == doctest::Approx(4.0));
+  CHECK(link.prepared_ == 2);
+  CHECK(link.runs_ == 1);
+}
+
+TEST_CASE("shared network: a transfer that starts later shares the link only while both run") {
+  // Link 1 B/s. y (2 B) runs alone during [0, 1], then shares with x (2 B) until y ends at 3;
+  // x has moved 1 B by then and finishes alone at 4. The compute after x starts at 4.
+  ExecGraph g;
+  const DeviceId d0 = g.add_device("gpu0");
+  const StreamId comp = g.add_stream(d0, StreamKind::kCompute, "compute");
+  const StreamId comm = g.add_stream(d0, StreamKind::kComm, "comm");
+  const StreamId other = g.add_stream(g.add_device("gpu1"), StreamKind::kComm, "comm");
+  const std::vector<CommOp> ops{{CommKind::kSendRecv, 2.0, {0, 1}}, {CommKind::kSendRecv, 2.0, {2, 3}}};
+  const TaskId k = g.add_task(task("compute", comp, 1.0));
+  const TaskId x = g.add_task(task("x", comm, 0, 0));
+  const TaskId y = g.add_task(task("y", other, 0, 1));
+  const TaskId after = g.add_task(task("after", comp, 0.5));
+  g.add_dependency(k, x);
+  g.add_dependency(x, after);
+  SharedLink link(1.0);
+  Engine e(g, &ops, &link);
+  const Timeline t = e.run();
+  CHECK(t[y].end == doctest::Approx(3.0));
+  CHECK(t[x].start == doctest::Approx(1.0));
+  CHECK(t[x].end == doctest::Approx(4.0));
+  CHECK(t[after].start == doctest::Approx(4.0));
+  CHECK(t.makespan() == doctest::Approx(4.5));
+  CHECK(e.stats().events == 2 * g.task_count());
+}
+
+TEST_CASE("shared network: runs are deterministic and match the contention-free engine when alone") {
+  ExecGraph g;
+  const StreamId s = g.add_stream(g.add_device("gpu0"), StreamKind::kComm, "comm");
+  const std::vector<CommOp> ops{{CommKind::kAllReduce, 3.0, {0, 1}}};
+  for (int i = 0; i < 5; ++i) g.add_task(task("ar", s, 0, 0));
+  SharedLink a(2.0), b(2.0);
+  const Timeline t1 = Engine(g, &ops, &a).run();
+  const Timeline t2 = Engine(g, &ops, &b).run();
+  for (TaskId i = 0; i < g.task_count(); ++i) {
+    CHECK(t1[i].start == t2[i].start);
+    CHECK(t1[i].end == t2[i].end);
+    CHECK(t1[i].end - t1[i].start == doctest::Approx(1.5));  // alone: bytes / capacity
+  }
+}
+
+TEST_CASE("shared network: a dependency cycle is still reported as a deadlock") {
+  ExecGraph g;
+  const StreamId s = g.add_stream(g.add_device("gpu0"), StreamKind::kComm, "comm");
+  const std::vector<CommOp> ops{{CommKind::kSendRecv, 1.0, {0, 1}}};
+  const TaskId a = g.add_task(task("a", s, 0, 0));
+  const TaskId b = g.add_task(task("b", s, 0, 0));
+  g.add_dependency(b, a);
+  SharedLink link(1.0);
+  CHECK_THROWS_WITH_AS(Engine(g, &ops, &link).run(), doctest::Contains("deadlock"), std::runtime_error);
+}

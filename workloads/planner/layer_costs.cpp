@@ -1,0 +1,152 @@
+#include "workloads/planner/layer_costs.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "models/collective/collective.hpp"
+#include "sim/engine.hpp"
+#include "sim/net/collective_plan.hpp"
+#include "sim/net/network_registry.hpp"
+#include "workloads/training/training_graph.hpp"
+#include "workloads/training/training_plan.hpp"
+
+namespace exasim::workloads::planner {
+
+PassCost& PassCost::operator-=(const PassCost& o) {
+  time -= o.time;
+  compute -= o.compute;
+  flops -= o.flops;
+  hbm_bytes -= o.hbm_bytes;
+  link_bytes -= o.link_bytes;
+  return *this;
+}
+
+namespace {
+
+struct StagePasses {
+  PassCost fwd, bwd;
+};
+
+bool is_backward(std::uint16_t category) { return category == kBackwardTask || category == kRecomputeTask; }
+
+// Forward and backward of each stage of a one-micro-batch run: its compute and TP streams only.
+std::vector<StagePasses> stage_passes(const TrainingGraph& tg, const sim::Timeline& tl) {
+  std::vector<StagePasses> out;
+  for (const StageStreams& st : tg.stages) {
+    double bwd_start = std::numeric_limits<double>::infinity();
+    for (sim::TaskId id : tg.graph.stream_tasks(st.compute))
+      if (is_backward(tg.graph.task(id).category)) bwd_start = std::min(bwd_start, tl[id].start);
+    struct Span {
+      double begin = std::numeric_limits<double>::infinity(), end = 0;
+    } f, b;
+    StagePasses p;
+    auto add = [&](sim::TaskId id) {
+      const sim::Task& t = tg.graph.task(id);
+      if (t.category == kOptimizerTask) return;  // once per iteration, not per pass
+      const bool backward = tl[id].start >= bwd_start;
+      Span& span = backward ? b : f;
+      PassCost& pass = backward ? p.bwd : p.fwd;
+      span.begin = std::min(span.begin, tl[id].start);
+      span.end = std::max(span.end, tl[id].end);
+      if (t.kind == sim::TaskKind::kCompute) {
+        pass.compute += t.duration;
+        pass.flops += t.flops;
+        pass.hbm_bytes += t.bytes;
+      } else {
+        const sim::CommOp& op = tg.comm_ops[t.comm_op];
+        pass.link_bytes += op.bytes * models::bus_factor(sim::to_collective(op.kind), static_cast<int>(op.ranks.size()));
+      }
+    };
+    for (sim::TaskId id : tg.graph.stream_tasks(st.compute)) add(id);
+    for (sim::TaskId id : tg.graph.stream_tasks(st.tp_comm)) add(id);
+    p.fwd.time = f.end > f.begin ? f.end - f.begin : 0;
+    p.bwd.time = b.end > b.begin ? b.end - b.begin : 0;
+    out.push_back(p);
+  }
+  return out;
+}
+
+}  // namespace
+
+LayerCostTable::LayerCostTable(const ModelSpec& model, const TrainingConfig& base, const topologies::Cluster& cluster,
+                               const models::KernelParams& kernel, const models::CollectiveParams& collective,
+                               const sim::NetworkOptions& network)
+    : model_(model), base_(base), cluster_(cluster), kernel_(kernel), collective_(collective), network_(network) {
+  network_.symmetric_copies = true;
+}
+
+// The measuring runs use 2 x tp GPUs; building the whole cluster's topology for each would
+// dominate the search. Nodes are identical, so the first few stand for all of them, joined by
+// one switch (TP groups normally sit inside a node; the network matters only when they do not).
+topologies::Cluster LayerCostTable::small_cluster(int tp) const {
+  topologies::Cluster c = cluster_;
+  c.nodes = std::min(cluster_.nodes, std::max(2, (2 * tp + c.gpus_per_node - 1) / c.gpus_per_node));
+  if (c.inter) {
+    topologies::InterNode net;
+    net.topology = "single-switch";
+    net.nic = c.inter->nic;
+    net.nics_per_node = c.inter->nics_per_node;
+    net.gpu_nic_bandwidth = c.inter->gpu_nic_bandwidth;
+    c.inter = net;
+  }
+  if (c.nodes == 1) c.inter.reset();
+  return c;
+}
+
+const LayerCost& LayerCostTable::get(int tp, bool sp, int micro_batch, models::Recompute recompute) {
+  const auto key = std::make_tuple(tp, sp, micro_batch, static_cast<int>(recompute));
+  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  return cache_.emplace(key, measure(tp, sp, micro_batch, recompute)).first->second;
+}
+
+LayerCost LayerCostTable::measure(int tp, bool sp, int micro_batch, models::Recompute recompute) {
+  // Two stages when the cluster has room for a second TP group, else one stage (tp spans every
+  // GPU, so pp is 1 anyway and the embedding's cost may sit with the head).
+  const topologies::Cluster small = small_cluster(tp);
+  const int pp = 2 * tp <= small.gpu_count() ? 2 : 1;
+  TrainingConfig cfg = base_;
+  cfg.parallelism = Parallelism{};
+  cfg.parallelism.tp = tp;
+  cfg.parallelism.pp = pp;
+  cfg.parallelism.sequence_parallel = sp;
+  cfg.micro_batch = micro_batch;
+  cfg.global_batch = micro_batch;
+  cfg.pipeline_schedule = "1f1b";
+  cfg.zero = 0;
+  cfg.recompute = recompute;
+  cfg.offload = "none";
+  cfg.first_stage_layers = cfg.last_stage_layers = 0;
+  auto run = [&](int layers_per_stage) {
+    // A fresh backend per graph: the analytical one caches durations by op address.
+    const auto network = sim::make_network_backend(small, collective_, network_);
+    ModelSpec m = model_;
+    m.layers = layers_per_stage * pp;
+    const TrainingPlan plan(m, cfg, tp * pp, std::max(tp, small.gpus_per_node));
+    const TrainingGraph tg = build_training_graph(plan, {small.gpu, kernel_});
+    sim::Engine engine(tg.graph, &tg.comm_ops, network.get());
+    return stage_passes(tg, engine.run());
+  };
+  const std::vector<StagePasses> one = run(1), two = run(2);
+  LayerCost c;
+  c.layer_fwd = two[0].fwd;
+  c.layer_fwd -= one[0].fwd;
+  c.layer_bwd = two[0].bwd;
+  c.layer_bwd -= one[0].bwd;
+  c.embed_fwd = one[0].fwd;
+  c.embed_fwd -= c.layer_fwd;
+  c.embed_bwd = one[0].bwd;
+  c.embed_bwd -= c.layer_bwd;
+  if (pp == 2) {
+    c.head_fwd = one[1].fwd;
+    c.head_fwd -= c.layer_fwd;
+    c.head_bwd = one[1].bwd;
+    c.head_bwd -= c.layer_bwd;
+  } else {  // one stage holds both ends
+    c.head_fwd = c.embed_fwd;
+    c.head_bwd = c.embed_bwd;
+    c.embed_fwd = c.embed_bwd = PassCost{};
+  }
+  return c;
+}
+
+}  // namespace exasim::workloads::planner

@@ -1,0 +1,78 @@
+#include "workloads/planner/memory_estimate.hpp"
+
+#include <algorithm>
+
+#include "models/memory/model_state_memory.hpp"
+#include "workloads/training/pipeline_schedule.hpp"
+
+namespace exasim::workloads::planner {
+
+ModelNumbers ModelNumbers::of(const ModelSpec& m) {
+  ModelNumbers n;
+  n.layers = m.layers;
+  n.layer_params = m.layer_parameter_count();
+  n.embed_params = m.embedding_parameter_count();
+  n.head_params = m.head_parameter_count();
+  n.tied_copy_params = m.tied_embeddings ? static_cast<double>(m.vocab * m.hidden) : 0;
+  n.hidden = static_cast<double>(m.hidden);
+  n.vocab = static_cast<double>(m.vocab);
+  return n;
+}
+
+int in_flight_passes(const std::string& schedule, int stage, int pp, int m, int chunks) {
+  if (schedule == "gpipe") return m * chunks;
+  if (schedule == "1f1b") return std::min(pp - stage, m);  // warm-up pp - s - 1, then one more forward
+  if (schedule == "interleaved") {
+    const int total = m * chunks;
+    int warmup = (pp - stage - 1) * 2 + (chunks - 1) * pp;
+    if (m == pp) warmup = total;
+    warmup = std::min(warmup, total);
+    return warmup + (total > warmup ? 1 : 0);
+  }
+  // Any other schedule: walk its order.
+  const ScheduleInfo* s = find_pipeline_schedule(schedule);
+  if (!s) return m * chunks;
+  int outstanding = 0, peak = 0;
+  for (const PipelineStep& step : s->order(stage, pp, m, chunks)) {
+    outstanding += step.forward ? 1 : -1;
+    peak = std::max(peak, outstanding);
+  }
+  return peak;
+}
+
+int virtual_stage_layers(const Candidate& c, int layers, int v) {
+  const int stages = c.pp * c.vpp;
+  if (c.first_stage_layers + c.last_stage_layers == 0) return layers / stages;
+  if (v == 0) return c.first_stage_layers;
+  if (v == stages - 1) return c.last_stage_layers;
+  return (layers - c.first_stage_layers - c.last_stage_layers) / (stages - 2);
+}
+
+MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base, const Candidate& c, double act_layer) {
+  const int micro_batches = base.global_batch / c.dp / c.micro_batch;
+  const std::string& schedule = pipeline_schedules()[c.schedule].name;
+  const double head_act = double(base.seq_len) * c.micro_batch * m.vocab / c.tp * (2 + 4);  // logits + fp32 loss buffers
+  MemoryEstimate best;
+  best.peak_bytes = -1;
+  for (int s = 0; s < c.pp; ++s) {
+    int layers = 0, widest = 0;
+    for (int k = 0; k < c.vpp; ++k) {
+      const int l = virtual_stage_layers(c, m.layers, k * c.pp + s);
+      layers += l;
+      widest = std::max(widest, l);
+    }
+    double params = layers * m.layer_params / c.tp;
+    if (s == 0) params += m.embed_params / c.tp;
+    if (s == c.pp - 1) params += m.head_params / c.tp + (c.pp > 1 ? m.tied_copy_params / c.tp : 0);
+    const auto states = models::model_state_bytes(params, c.zero, c.dp);
+    double act = act_layer * widest * in_flight_passes(schedule, s, c.pp, micro_batches, c.vpp);
+    if (s == c.pp - 1) act += head_act;
+    const double total = states.weights + states.gradients + states.optimizer + act;
+    if (total > best.peak_bytes) {
+      best = {total, s, states.weights, states.gradients, states.optimizer, act};
+    }
+  }
+  return best;
+}
+
+}  // namespace exasim::workloads::planner

@@ -1,0 +1,35 @@
+#pragma once
+// Memory per GPU of a candidate in closed form, the same accounting as training_memory() (model
+// states by ZeRO stage, Korthikanti activations times the passes in flight, logits on the last
+// stage) without building a TrainingPlan or walking the schedule: in-flight passes come from
+// the schedules' warm-up formulas. tests/planner checks it against training_memory().
+#include "workloads/model/model_spec.hpp"
+#include "workloads/planner/plan_space.hpp"
+#include "workloads/training/training_config.hpp"
+
+namespace exasim::workloads::planner {
+
+struct MemoryEstimate {
+  double peak_bytes = 0;  // the stage with the most
+  int peak_stage = 0;
+  double weights = 0, gradients = 0, optimizer = 0, activations = 0;  // of the peak stage
+};
+
+// What the estimate needs of the model, computed once.
+struct ModelNumbers {
+  int layers = 0;
+  double layer_params = 0, embed_params = 0, head_params = 0;
+  double tied_copy_params = 0;  // vocab x hidden when the embedding is tied (kept on the last stage)
+  double hidden = 0, vocab = 0;
+  static ModelNumbers of(const ModelSpec& m);
+};
+
+// Passes whose activations stage `stage` holds at its peak (in_flight_chunks() in closed form).
+int in_flight_passes(const std::string& schedule, int stage, int pp, int micro_batches, int chunks);
+// Layers of virtual stage v of pp x vpp, even or with lighter ends.
+int virtual_stage_layers(const Candidate& c, int layers, int v);
+
+// act_layer: activation bytes of one layer and micro-batch (layer_activation_bytes()).
+MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base, const Candidate& c, double act_layer);
+
+}  // namespace exasim::workloads::planner

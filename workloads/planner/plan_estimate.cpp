@@ -1,0 +1,228 @@
+#include "workloads/planner/plan_estimate.hpp"
+
+#include <algorithm>
+
+#include "models/cost/cost_model.hpp"
+#include "models/kernel/roofline.hpp"
+#include "models/memory/activation_memory.hpp"
+#include "models/power/cluster_power.hpp"
+#include "models/power/dvfs.hpp"
+#include "workloads/training/pipeline_schedule.hpp"
+#include "workloads/training/transformer_ops.hpp"
+
+namespace exasim::workloads::planner {
+
+namespace {
+
+// One stage's share of an iteration.
+struct StageLoad {
+  int stage = 0;
+  double copies = 1;                // stages it stands for (a middle stage stands for all middles)
+  int layers = 0;
+  double fwd = 0, bwd = 0;          // per micro-batch, s
+  double params = 0;                // held before ZeRO sharding
+  double outer_params = 0;          // embedding / head
+  PassCost work;                    // per iteration: compute time, flops, bytes
+};
+
+void add_scaled(PassCost& to, const PassCost& p, double k) {
+  to.compute += k * p.compute;
+  to.flops += k * p.flops;
+  to.hbm_bytes += k * p.hbm_bytes;
+  to.link_bytes += k * p.link_bytes;
+}
+
+// What every step of one candidate's estimate reads.
+struct Ctx {
+  const ModelNumbers& n;
+  const Candidate& c;
+  const LayerCost& lc;
+  int m = 0;                 // micro-batches per replica
+  double f = 0, b = 0;       // per layer and micro-batch, waits for ZeRO-3 gathers included
+  double layer_bytes = 0;    // 16-bit weights (or gradients) of one layer on one GPU
+};
+
+// First, a middle (standing for all middles) and last stage.
+std::vector<StageLoad> stage_loads(const Ctx& x) {
+  const int pp = x.c.pp, v = x.c.vpp;
+  std::vector<int> stages = {0};
+  if (pp > 2) stages.push_back(1);
+  if (pp > 1) stages.push_back(pp - 1);
+  std::vector<StageLoad> out;
+  for (const int s : stages) {
+    StageLoad l;
+    l.stage = s;
+    l.copies = s == 1 && pp > 2 ? pp - 2 : 1;
+    for (int k = 0; k < v; ++k) l.layers += virtual_stage_layers(x.c, x.n.layers, k * pp + s);
+    l.fwd = l.layers * x.f;
+    l.bwd = l.layers * x.b;
+    add_scaled(l.work, x.lc.layer_fwd, double(x.m) * l.layers);
+    add_scaled(l.work, x.lc.layer_bwd, double(x.m) * l.layers);
+    auto end_piece = [&](const PassCost& fwd, const PassCost& bwd, double params) {
+      l.fwd += fwd.time;
+      l.bwd += bwd.time;
+      l.outer_params += params / x.c.tp;
+      add_scaled(l.work, fwd, x.m);
+      add_scaled(l.work, bwd, x.m);
+    };
+    if (s == 0) end_piece(x.lc.embed_fwd, x.lc.embed_bwd, x.n.embed_params);
+    if (s == pp - 1) end_piece(x.lc.head_fwd, x.lc.head_bwd, x.n.head_params + (pp > 1 ? x.n.tied_copy_params : 0));
+    l.params = l.layers * x.n.layer_params / x.c.tp + l.outer_params;
+    out.push_back(l);
+  }
+  return out;
+}
+
+// Time until stage 0 finishes its last backward; fills compute and bubble.
+double pipeline_time(const Ctx& x, const std::vector<StageLoad>& loads, double send, Estimate& e) {
+  double max_fb = 0, sum_fb = 0, sum_f = 0;
+  for (const StageLoad& l : loads) {
+    max_fb = std::max(max_fb, l.fwd + l.bwd);
+    sum_fb += (l.fwd + l.bwd) * l.copies;
+    sum_f += l.fwd * l.copies;
+  }
+  // Interleaving shrinks the bubble by v: each fill and drain step is one chunk of 1/v the layers.
+  double bubble = (sum_fb - max_fb) / x.c.vpp;
+  // ZB-H1 (Qi et al., ICLR'24) moves weight-gradient passes (W) into the drain: the stages off
+  // the critical path wait only for F and the input-gradient half of B there, (p - 1)(F + B / 2)
+  // taking W as half the backward (half of its GEMMs). The paper's (p - 1) F needs W = B_input
+  // exactly and many micro-batches; the engine's schedule lands close to F + B / 2.
+  if (pipeline_schedules()[x.c.schedule].splits_weight_grad && sum_fb > 0) bubble *= (sum_f + sum_fb) / 2 / sum_fb;
+  e.compute_s = x.m * max_fb;
+  e.bubble_s = bubble;
+  return x.m * max_fb + bubble + 2 * (x.c.pp - 1) * send;
+}
+
+// Gradient reduction after the stage's last backward that its compute does not hide.
+double exposed_gradient_sync(const Ctx& x, CommTimes& comm, const StageLoad& l, bool overlap) {
+  const auto kind = x.c.zero >= 1 ? sim::CommKind::kReduceScatter : sim::CommKind::kAllReduce;
+  double exposed = 0;
+  if (x.c.zero >= 3 && x.c.dp > 1) {  // per-micro-batch reduce-scatters beside the backward passes
+    const double all = double(x.m) * l.layers * comm.data_parallel(sim::CommKind::kReduceScatter, x.c.tp, x.c.dp, x.layer_bytes);
+    exposed = std::max(0.0, all - x.m * l.bwd);
+  } else if (x.c.dp > 1) {  // one bucket per layer, ready as the last backward passes it
+    const double bucket = comm.data_parallel(kind, x.c.tp, x.c.dp, x.layer_bytes);
+    const double all = l.layers * bucket;
+    exposed = overlap ? std::max(bucket, all - (l.layers - 1) * x.b) : all;
+  }
+  return exposed + comm.data_parallel(kind, x.c.tp, x.c.dp, l.outer_params * 2);
+}
+
+}  // namespace
+
+Estimator::Estimator(const PlannerInputs& in)
+    : in_(in),
+      numbers_(ModelNumbers::of(in.model)),
+      layers_(in.model, in.base, in.cluster, in.calibration.kernel, in.calibration.collective, in.network),
+      comm_(in.cluster, in.calibration.collective) {}
+
+double Estimator::activation_bytes(const Candidate& c) {
+  const auto key = std::make_tuple(c.tp, c.sequence_parallel, c.micro_batch, static_cast<int>(c.recompute));
+  if (auto it = activations_.find(key); it != activations_.end()) return it->second;
+  const ModelSpec& m = in_.model;
+  models::LayerShape shape;
+  shape.seq = in_.base.seq_len;
+  shape.micro_batch = c.micro_batch;
+  shape.hidden = static_cast<double>(m.hidden);
+  shape.heads = m.heads;
+  shape.kv_heads = m.kv_heads;
+  shape.ffn = static_cast<double>(m.ffn);
+  shape.gated_mlp = m.gated_mlp;
+  models::ActivationOptions opt;
+  opt.tp = c.tp;
+  opt.sequence_parallel = c.sequence_parallel && c.tp > 1;
+  opt.recompute = c.recompute;
+  opt.flash_attention = in_.base.attention == AttentionKernel::kFlash;
+  const double bytes = models::layer_activation_bytes(shape, opt);
+  activations_.emplace(key, bytes);
+  return bytes;
+}
+
+MemoryEstimate Estimator::memory(const Candidate& c) {
+  return estimate_memory(numbers_, in_.base, c, activation_bytes(c));
+}
+
+Estimate Estimator::estimate(const Candidate& c) {
+  const hw::GpuSpec& gpu = in_.cluster.gpu;
+  const LayerCost& lc = layers_.get(c.tp, c.sequence_parallel, c.micro_batch, c.recompute);
+  Ctx x{numbers_, c, lc};
+  x.m = in_.base.global_batch / c.dp / c.micro_batch;
+  x.layer_bytes = numbers_.layer_params / c.tp * 2;
+  // ZeRO-3: a layer waits for its weight gather when the gather outlasts the previous layer.
+  const double gather = c.zero >= 3 && c.dp > 1 ? comm_.data_parallel(sim::CommKind::kAllGather, c.tp, c.dp, x.layer_bytes) : 0;
+  x.f = std::max(lc.layer_fwd.time, gather);
+  x.b = std::max(lc.layer_bwd.time, gather);
+  const std::vector<StageLoad> loads = stage_loads(x);
+  const int pp = c.pp;
+  const double send = pp > 1 ? comm_.pipeline_send(c.tp, c.dp, double(in_.base.seq_len) * c.micro_batch * numbers_.hidden * 2 / c.tp) : 0;
+  Estimate e;
+  const double pipe = pipeline_time(x, loads, send, e);
+  // Stage s finishes its last backward this long before stage 0 does.
+  const double b_first = loads[0].bwd / c.vpp, b_mid = pp > 2 ? loads[1].bwd / c.vpp : 0;
+  auto lag = [&](int s) { return s == 0 ? 0.0 : b_first + (s - 1) * b_mid + s * send; };
+  double end_max = 0, copies = 0;
+  PassCost work;  // of a mean GPU, for power
+  for (const StageLoad& l : loads) {
+    const double exposed = exposed_gradient_sync(x, comm_, l, in_.base.overlap_grad_reduce);
+    const double owned = l.params / (c.zero >= 1 ? c.dp : 1);
+    const models::KernelCost opt = models::memory_bound(gpu, in_.calibration.kernel, 30 * owned, 12 * owned);
+    const double gather_all = (c.zero == 1 || c.zero == 2) ? comm_.data_parallel(sim::CommKind::kAllGather, c.tp, c.dp, l.params * 2) : 0;
+    const double end = pipe - lag(l.stage) + exposed + opt.time_s + gather_all;
+    if (end > end_max) {
+      end_max = end;
+      e.exposed_comm_s = exposed + gather_all + 2 * (pp - 1) * send;
+      e.optimizer_s = opt.time_s;
+    }
+    PassCost w = l.work;
+    add_scaled(w, {0, opt.time_s, opt.flops, opt.bytes, c.dp > 1 ? 4 * l.params : 0}, 1);  // + reduction and gather: ~2x 16-bit state
+    add_scaled(work, w, l.copies);
+    copies += l.copies;
+  }
+  work.compute /= copies, work.flops /= copies, work.hbm_bytes /= copies, work.link_bytes /= copies;
+  e.iteration_time_s = end_max;
+  finish(e, work, c);
+  return e;
+}
+
+void Estimator::finish(Estimate& e, const PassCost& work, const Candidate& c) {
+  const hw::GpuSpec& gpu = in_.cluster.gpu;
+  // Power: average activity of a GPU over the iteration; a cap slows the busy periods.
+  const double T = e.iteration_time_s;
+  const double busy = work.compute;
+  models::UnitActivity a;
+  a.matrix = work.flops / (gpu.peak(in_.base.precision) * T);
+  a.vector = busy / T;
+  a.hbm = work.hbm_bytes / (gpu.hbm_bandwidth * T);
+  a.link = gpu.scaleup_bandwidth > 0 ? work.link_bytes / (gpu.scaleup_bandwidth * T) : 0;
+  // Busy periods run at the clock the power limit (cap, or TDP) allows; links are held in reserve.
+  double t_capped = T, busy_dynamic = 0;
+  const double limit = in_.power.gpu_cap_w > 0 ? std::min(in_.power.gpu_cap_w, gpu.tdp_w) : gpu.tdp_w;
+  const double link_w = models::power_split(gpu).link_w;
+  if (a.vector > 0) {
+    const models::UnitActivity during{a.matrix / a.vector, 1, a.hbm / a.vector, 0};
+    const double bound = during.matrix / std::max(1e-12, during.matrix + during.hbm);
+    const auto k = models::limit_kernel(gpu, {during, bound}, limit, link_w, in_.power.dvfs);
+    t_capped = T + busy * (k.time_factor - 1);
+    busy_dynamic = (k.power_w - gpu.idle_power_w) * busy * k.time_factor / t_capped;
+    e.clock = k.clock.frequency;
+  }
+  e.iteration_time_s = t_capped;
+  const double tokens = double(in_.base.global_batch) * in_.base.seq_len;
+  e.tokens_per_s = tokens / t_capped;
+  TrainingConfig cfg = in_.base;
+  cfg.micro_batch = c.micro_batch;
+  const double model_flops = 3 * model_forward_flops(in_.model, cfg) * (in_.base.global_batch / c.micro_batch);
+  e.mfu = model_flops / t_capped / in_.cluster.gpu_count() / gpu.peak(in_.base.precision);
+  e.memory = memory(c);
+  e.memory_capacity_bytes = gpu.hbm_capacity_bytes;
+  e.gpu_power_w = gpu.idle_power_w + busy_dynamic + link_w * std::min(1.0, a.link) * T / t_capped;
+  const auto power = models::cluster_power({in_.cluster.gpu_count(), in_.cluster.nodes, e.gpu_power_w,
+                                            in_.cluster.node_power_other_w, in_.switch_port_gbps, in_.cost.pue});
+  e.it_power_w = power.it_w;
+  e.energy_per_token_j = power.it_w * t_capped / tokens;
+  const auto cost = models::running_cost(in_.cost, in_.cluster.gpu_count(), power.it_w, e.tokens_per_s);
+  e.usd_per_hour = cost.usd_per_hour;
+  e.usd_per_million_tokens = cost.usd_per_million_tokens;
+}
+
+}  // namespace exasim::workloads::planner

@@ -1,0 +1,253 @@
+#include "workloads/planner/plan_space.hpp"
+
+#include <algorithm>
+
+#include "workloads/training/pipeline_schedule.hpp"
+
+namespace exasim::workloads::planner {
+
+namespace {
+
+using config::Node;
+
+bool is_auto(const Node& n) { return n.is_scalar() && n.as_string() == "auto"; }
+
+// A value or a list of values; "auto" gives the empty list.
+template <typename F>
+void read_list(const Node& n, F&& read_one) {
+  if (!n.defined() || is_auto(n)) return;
+  if (!n.is_sequence()) {
+    read_one(n);
+    return;
+  }
+  if (n.size() == 0) n.fail("an empty list allows no plan", "leave the key out or write auto");
+  for (std::size_t i = 0; i < n.size(); ++i) read_one(n.at(i));
+}
+
+std::vector<int> read_ints(const Node& n) {
+  std::vector<int> out;
+  read_list(n, [&](const Node& v) { out.push_back(static_cast<int>(v.as_positive_int())); });
+  return out;
+}
+
+// cp, ep and offload: the simulator runs one value today; the key is accepted for that value.
+void expect_only(const Node& n, const std::string& value, const std::string& why) {
+  read_list(n, [&](const Node& v) {
+    if (v.as_string() != value) v.fail(why, "set " + std::string(n.path().substr(n.path().rfind('.') + 1)) + ": " + value);
+  });
+}
+
+std::uint8_t schedule_index(const Node& v) {
+  const std::string name = v.as_string();
+  const auto& table = pipeline_schedules();
+  for (std::size_t i = 0; i < table.size(); ++i)
+    if (table[i].name == name) return static_cast<std::uint8_t>(i);
+  std::string names;
+  for (const auto& s : table) names += (names.empty() ? "" : ", ") + s.name;
+  v.fail("schedule \"" + name + "\" is not simulated", "use " + names);
+}
+
+models::Recompute recompute_of(const Node& v) {
+  const std::string r = v.as_choice({"none", "selective", "full"});
+  return r == "none" ? models::Recompute::kNone : r == "selective" ? models::Recompute::kSelective : models::Recompute::kFull;
+}
+
+template <typename T>
+bool allowed(const std::vector<T>& list, T v) {
+  return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
+}
+
+std::vector<int> divisors(int n) {
+  std::vector<int> d;
+  for (int i = 1; i <= n; ++i)
+    if (n % i == 0) d.push_back(i);
+  return d;
+}
+
+}  // namespace
+
+PlanSpace read_plan_space(const Node& n) {
+  PlanSpace s;
+  if (!n.defined()) return s;
+  n.expect_map();
+  n.check_keys({"tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "schedule", "zero", "recompute", "offload",
+                "sequence_parallel", "allow_tp_across_nodes", "uneven_split", "memory_margin"});
+  s.tp = read_ints(n["tp"]);
+  s.pp = read_ints(n["pp"]);
+  s.dp = read_ints(n["dp"]);
+  s.vpp = read_ints(n["vpp"]);
+  s.micro_batch = read_ints(n["micro_batch"]);
+  read_list(n["zero"], [&](const Node& v) {
+    const long long z = v.as_nonnegative_int();
+    if (z > 3) v.fail("ZeRO stage must be 0, 1, 2 or 3");
+    s.zero.push_back(static_cast<int>(z));
+  });
+  read_list(n["schedule"], [&](const Node& v) { s.schedule.push_back(schedule_index(v)); });
+  read_list(n["recompute"], [&](const Node& v) { s.recompute.push_back(recompute_of(v)); });
+  read_list(n["sequence_parallel"], [&](const Node& v) { s.sequence_parallel.push_back(v.as_bool()); });
+  expect_only(n["cp"], "1", "context parallelism is not simulated yet");
+  expect_only(n["ep"], "1", "expert parallelism is not simulated yet");
+  expect_only(n["offload"], "none", "offload is not simulated yet");
+  if (n.has("allow_tp_across_nodes")) s.allow_tp_across_nodes = n["allow_tp_across_nodes"].as_bool();
+  if (n.has("uneven_split")) s.uneven_split = n["uneven_split"].as_bool();
+  if (n.has("memory_margin")) {
+    s.memory_margin = n["memory_margin"].as_fraction();
+    if (*s.memory_margin >= 1) n["memory_margin"].fail("a margin of the whole memory leaves no room", "use a fraction such as 0.1");
+  }
+  return s;
+}
+
+TrainingConfig candidate_config(const TrainingConfig& base, const Candidate& c) {
+  TrainingConfig t = base;
+  t.parallelism.tp = c.tp;
+  t.parallelism.pp = c.pp;
+  t.parallelism.dp = c.dp;
+  t.parallelism.cp = 1;
+  t.parallelism.ep = 1;
+  t.parallelism.vpp = c.vpp;
+  t.parallelism.sequence_parallel = c.sequence_parallel;
+  t.micro_batch = c.micro_batch;
+  t.pipeline_schedule = pipeline_schedules()[c.schedule].name;
+  t.zero = c.zero;
+  t.recompute = c.recompute;
+  t.offload = "none";
+  t.first_stage_layers = c.first_stage_layers;
+  t.last_stage_layers = c.last_stage_layers;
+  return t;
+}
+
+Candidate candidate_of(const TrainingConfig& t) {
+  Candidate c;
+  c.tp = t.parallelism.tp;
+  c.pp = t.parallelism.pp;
+  c.dp = t.parallelism.dp;
+  c.vpp = t.parallelism.vpp;
+  c.micro_batch = t.micro_batch;
+  const auto& table = pipeline_schedules();
+  for (std::size_t i = 0; i < table.size(); ++i)
+    if (table[i].name == t.pipeline_schedule) c.schedule = static_cast<std::uint8_t>(i);
+  c.zero = static_cast<std::uint8_t>(t.zero);
+  c.recompute = t.recompute;
+  c.sequence_parallel = t.parallelism.sequence_parallel;
+  c.first_stage_layers = t.first_stage_layers;
+  c.last_stage_layers = t.last_stage_layers;
+  return c;
+}
+
+std::string describe(const Candidate& c) {
+  const char* rec = c.recompute == models::Recompute::kNone ? "none" : c.recompute == models::Recompute::kSelective ? "selective" : "full";
+  std::string s = "tp " + std::to_string(c.tp) + " pp " + std::to_string(c.pp) + " dp " + std::to_string(c.dp);
+  if (c.vpp > 1) s += " vpp " + std::to_string(c.vpp);
+  s += " mb " + std::to_string(c.micro_batch) + " " + pipeline_schedules()[c.schedule].name + " zero " + std::to_string(c.zero) +
+       " rc " + rec;
+  if (c.sequence_parallel) s += " sp";
+  if (c.first_stage_layers > 0) s += " split " + std::to_string(c.first_stage_layers) + "/" + std::to_string(c.last_stage_layers);
+  return s;
+}
+
+std::optional<std::pair<int, int>> uneven_split(int layers, int stages) {
+  if (stages < 3 || layers < stages) return std::nullopt;
+  const int middle = (layers + stages - 1) / stages;
+  const int rest = layers - (stages - 2) * middle;
+  if (rest < 2) return std::nullopt;
+  return std::make_pair(rest - rest / 2, rest / 2);
+}
+
+namespace {
+
+struct Enumerator {
+  const PlanSpace& space;
+  const ModelSpec& model;
+  const TrainingConfig& base;
+  std::vector<Candidate>& out;
+
+  // The inner dimensions of one (tp, pp, dp, schedule, vpp, split).
+  void emit_inner(Candidate c) {
+    const int per_replica = base.global_batch / c.dp;
+    const bool interleaved = pipeline_schedules()[c.schedule].interleaved;
+    const std::vector<int> zeros = space.zero.empty() ? std::vector<int>{0, 1, 2, 3} : space.zero;
+    const std::vector<models::Recompute> recomputes =
+        space.recompute.empty() ? std::vector<models::Recompute>{models::Recompute::kNone, models::Recompute::kSelective, models::Recompute::kFull}
+                                : space.recompute;
+    std::vector<bool> sps = space.sequence_parallel.empty() ? std::vector<bool>{false, true} : space.sequence_parallel;
+    if (c.tp == 1) sps = {false};
+    for (const int mb : divisors(per_replica)) {
+      if (!allowed(space.micro_batch, mb)) continue;
+      if (interleaved && c.pp > 1 && (per_replica / mb) % c.pp != 0) continue;
+      c.micro_batch = mb;
+      for (std::size_t z = 0; z < zeros.size(); ++z) {
+        if (c.dp == 1 && z > 0) break;  // sharding over one replica changes nothing
+        c.zero = static_cast<std::uint8_t>(zeros[z]);
+        for (const auto r : recomputes) {
+          c.recompute = r;
+          for (std::size_t k = 0; k < sps.size(); ++k) {
+            if (c.tp == 1 && k > 0) break;
+            c.sequence_parallel = sps[k];
+            out.push_back(c);
+          }
+        }
+      }
+    }
+  }
+
+  void emit_schedules(Candidate c) {
+    const auto& table = pipeline_schedules();
+    std::vector<std::uint8_t> schedules = space.schedule;
+    if (schedules.empty())
+      for (std::size_t i = 0; i < table.size(); ++i) schedules.push_back(static_cast<std::uint8_t>(i));
+    bool flat_done = false;  // pp = 1: every non-interleaved schedule is the same plan
+    for (const std::uint8_t s : schedules) {
+      c.schedule = s;
+      if (!table[s].interleaved) {
+        if (c.pp == 1 && flat_done) continue;
+        flat_done = true;
+        if (allowed(space.vpp, 1)) emit_split(c, 1);
+        continue;
+      }
+      if (c.pp == 1) continue;
+      for (int v = 2; c.pp * v <= model.layers; ++v)
+        if (allowed(space.vpp, v)) emit_split(c, v);
+      if (!space.vpp.empty() && allowed(space.vpp, 1)) emit_split(c, 1);
+    }
+  }
+
+  void emit_split(Candidate c, int vpp) {
+    c.vpp = vpp;
+    const int stages = c.pp * vpp;
+    c.first_stage_layers = c.last_stage_layers = 0;
+    if (model.layers % stages != 0) {
+      if (!space.uneven_split) return;
+      const auto split = uneven_split(model.layers, stages);
+      if (!split) return;
+      c.first_stage_layers = split->first;
+      c.last_stage_layers = split->second;
+    }
+    emit_inner(c);
+  }
+};
+
+}  // namespace
+
+std::vector<Candidate> enumerate_candidates(const PlanSpace& space, const ModelSpec& model, const TrainingConfig& base,
+                                            const topologies::Cluster& cluster) {
+  std::vector<Candidate> out;
+  const int gpus = cluster.gpu_count();
+  Enumerator e{space, model, base, out};
+  for (int tp = 1; tp <= gpus; ++tp) {
+    if (gpus % tp != 0 || !allowed(space.tp, tp)) continue;
+    if (space.tp.empty() && (model.heads % tp != 0 || model.ffn % tp != 0)) continue;
+    if (space.tp.empty() && !space.allow_tp_across_nodes && tp > cluster.gpus_per_node) continue;
+    for (int pp = 1; pp <= model.layers && tp * pp <= gpus; ++pp) {
+      if (gpus % (tp * pp) != 0 || !allowed(space.pp, pp)) continue;
+      Candidate c;
+      c.tp = tp;
+      c.pp = pp;
+      c.dp = gpus / (tp * pp);
+      if (!allowed(space.dp, c.dp) || base.global_batch % c.dp != 0) continue;
+      e.emit_schedules(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace exasim::workloads::planner

@@ -1,0 +1,234 @@
+#include "workloads/serving/iteration_cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "models/kernel/kernel_models.hpp"
+
+namespace exasim::workloads::serving {
+
+namespace {
+
+constexpr DType kAct = DType::kBf16;  // activations, norms and attention math run in bf16
+constexpr double kActBytes = 2;
+// Token counts up to this many are memoized (the largest iteration budgets in practice).
+constexpr std::int64_t kCacheLimit = 1 << 16;
+
+struct Dims {
+  double h = 0, d = 0, heads = 0, kv_heads = 0, ffn = 0, vocab = 0;
+};
+
+Dims per_gpu_dims(const ModelSpec& m, int tp) {
+  Dims x;
+  x.h = static_cast<double>(m.hidden);
+  x.d = static_cast<double>(m.head_dimension());
+  x.heads = static_cast<double>(m.heads) / tp;
+  // Fewer KV heads than TP ranks: each rank keeps a replica of one KV head (vLLM, TRT-LLM).
+  const int kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
+  x.kv_heads = std::max(1.0, static_cast<double>(kv) / tp);
+  x.ffn = static_cast<double>(m.ffn) / tp;
+  x.vocab = static_cast<double>(m.vocab) / tp;
+  return x;
+}
+
+}  // namespace
+
+double BatchShape::tokens() const {
+  double t = decodes;
+  for (const PrefillChunk& c : prefills) t += c.tokens;
+  return t;
+}
+
+IterationCostModel::IterationCostModel(CostModelInputs in) : in_(std::move(in)) {
+  if (in_.speculative) {
+    CostModelInputs d = in_;
+    d.model = in_.speculative->draft;
+    d.speculative = nullptr;
+    d.cpu_overhead_s = 0;
+    draft_ = std::make_unique<IterationCostModel>(std::move(d));
+  }
+}
+IterationCostModel::~IterationCostModel() = default;
+IterationCostModel::IterationCostModel(IterationCostModel&&) noexcept = default;
+IterationCostModel& IterationCostModel::operator=(IterationCostModel&&) noexcept = default;
+
+// GEMMs, norms and activations of one layer over `tokens` tokens on one GPU of the TP group.
+double IterationCostModel::layer_linear_time(double tokens, bool moe_layer) const {
+  const ModelSpec& m = in_.model;
+  const hw::GpuSpec& g = in_.gpu;
+  const models::KernelParams& p = in_.kernel;
+  const DType w = in_.precision;
+  const Dims x = per_gpu_dims(m, in_.parallelism.tp);
+  const double T = tokens;
+  using models::MemoryOp;
+  double t = 0;
+  // Serving engines fuse the residual add into the norm (vLLM fused_add_rms_norm): one kernel
+  // reads x and the residual and writes both the new residual and the normed activations.
+  t += 2 * models::streaming_kernel(g, p, 4 * T * x.h * kActBytes + x.h * kActBytes, 5 * T * x.h).time_s;
+  t += models::gemm_time(g, p, w, T, (x.heads + 2 * x.kv_heads) * x.d, x.h).time_s;  // QKV
+  if (m.position == PositionKind::kRope)
+    t += models::memory_op(g, p, MemoryOp::kRope, kAct, T, (x.heads + x.kv_heads) * x.d).time_s;
+  t += models::gemm_time(g, p, w, T, x.h, x.heads * x.d).time_s;  // attention output
+  const MemoryOp act = m.gated_mlp ? MemoryOp::kSiluMul : MemoryOp::kGelu;
+  const double up = m.gated_mlp ? 2 : 1;
+  if (!moe_layer) {
+    t += models::gemm_time(g, p, w, T, up * x.ffn, x.h).time_s;
+    t += models::memory_op(g, p, act, kAct, T, x.ffn).time_s;
+    t += models::gemm_time(g, p, w, T, x.h, x.ffn).time_s;
+    return t;
+  }
+  // MoE: router, shared experts (dense), routed experts as one grouped GEMM over the experts
+  // that at least one token visits. Experts are split over ep ranks and each expert's FFN over
+  // the tp/ep ranks that share it.
+  const MoeSpec& moe = *m.moe;
+  const int tp = in_.parallelism.tp, ep = in_.parallelism.ep;
+  const double expert_ffn = static_cast<double>(moe.expert_ffn > 0 ? moe.expert_ffn : m.ffn) / (tp / ep);
+  t += models::gemm_time(g, p, kAct, T, moe.experts, x.h).time_s;  // router logits
+  if (moe.shared_experts > 0) {
+    const double f = moe.shared_experts * expert_ffn;
+    t += models::gemm_time(g, p, w, T, up * f, x.h).time_s;
+    t += models::memory_op(g, p, act, kAct, T, f).time_s;
+    t += models::gemm_time(g, p, w, T, x.h, f).time_s;
+  }
+  const double assignments = T * moe.top_k;
+  const double experts = moe.experts;
+  // Expected distinct experts hit by `assignments` uniform picks.
+  const double active = experts * (1 - std::pow(1 - 1 / experts, assignments));
+  const double local_active = std::max(1.0, active / ep);
+  const double local_tokens = assignments / ep;
+  const double m_per_expert = std::max(1.0, local_tokens / local_active);
+  t += models::gemm_time(g, p, w, m_per_expert, up * expert_ffn, x.h, local_active).time_s;
+  t += models::memory_op(g, p, act, kAct, local_tokens, expert_ffn).time_s;
+  t += models::gemm_time(g, p, w, m_per_expert, x.h, expert_ffn, local_active).time_s;
+  return t;
+}
+
+// Collectives of one layer: all-reduces after attention and MLP (TP), or the MoE token dispatch
+// and combine all-to-alls when experts are spread over ep ranks.
+double IterationCostModel::layer_comm_time(double tokens, bool moe_layer) const {
+  const int tp = in_.parallelism.tp, ep = in_.parallelism.ep;
+  const double h = static_cast<double>(in_.model.hidden);
+  auto coll = [&](models::Collective op, double bytes, int ranks) {
+    if (ranks <= 1 || bytes <= 0) return 0.0;
+    const models::GroupShape shape{ranks, std::min(ranks, std::max(1, in_.gpus_per_node))};
+    return models::collective_cost(op, bytes, shape, in_.links, in_.collective).time_s;
+  };
+  double t = coll(models::Collective::kAllReduce, tokens * h * kActBytes, tp);
+  if (moe_layer && ep > 1) {
+    const double per_rank = tokens * in_.model.moe->top_k * h * kActBytes / ep;
+    t += 2 * coll(models::Collective::kAllToAll, per_rank, ep);
+  } else {
+    t += coll(models::Collective::kAllReduce, tokens * h * kActBytes, tp);
+  }
+  return t;
+}
+
+double IterationCostModel::head_time(double sampled) const {
+  if (sampled <= 0) return 0;
+  const Dims x = per_gpu_dims(in_.model, in_.parallelism.tp);
+  const hw::GpuSpec& g = in_.gpu;
+  double t = models::memory_op(g, in_.kernel, models::MemoryOp::kRmsNorm, kAct, sampled, x.h).time_s;
+  t += models::gemm_time(g, in_.kernel, kAct, sampled, x.vocab, x.h).time_s;  // LM head kept in 16 bit
+  const int tp = in_.parallelism.tp;
+  if (tp > 1) {
+    const models::GroupShape shape{tp, std::min(tp, std::max(1, in_.gpus_per_node))};
+    t += models::collective_cost(models::Collective::kAllGather, sampled * x.vocab * tp * kActBytes, shape, in_.links,
+                                 in_.collective).time_s;
+  }
+  return t;
+}
+
+double IterationCostModel::cached_linear(std::int64_t tokens) const {
+  const bool cacheable = tokens < kCacheLimit;
+  if (cacheable && static_cast<std::size_t>(tokens) < linear_cache_.size() &&
+      !std::isnan(linear_cache_[static_cast<std::size_t>(tokens)]))
+    return linear_cache_[static_cast<std::size_t>(tokens)];
+  const ModelSpec& m = in_.model;
+  const double T = static_cast<double>(tokens);
+  const int dense = m.moe ? std::min(m.moe->dense_layers, m.layers) : m.layers;
+  const int moe_layers = m.layers - dense;
+  double t = dense * (layer_linear_time(T, false) + layer_comm_time(T, false));
+  if (moe_layers > 0) t += moe_layers * (layer_linear_time(T, true) + layer_comm_time(T, true));
+  t += models::memory_op(in_.gpu, in_.kernel, models::MemoryOp::kEmbedding, kAct, T, static_cast<double>(m.hidden)).time_s;
+  const int pp = in_.parallelism.pp;
+  if (pp > 1) {  // activations handed from stage to stage
+    const int per_node = std::max(1, in_.gpus_per_node);
+    const models::GroupShape shape{2, in_.parallelism.tp * 2 <= per_node ? 2 : 1};
+    t += (pp - 1) * models::collective_cost(models::Collective::kSendRecv, T * static_cast<double>(m.hidden) * kActBytes,
+                                            shape, in_.links, in_.collective).time_s;
+  }
+  if (cacheable) {
+    const auto i = static_cast<std::size_t>(tokens);
+    if (linear_cache_.size() <= i) linear_cache_.resize(std::max(i + 1, linear_cache_.size() * 2), std::nan(""));
+    linear_cache_[i] = t;
+  }
+  return t;
+}
+
+double IterationCostModel::linear_time(double tokens, double sampled) const {
+  if (tokens <= 0) return 0;
+  return cached_linear(static_cast<std::int64_t>(std::llround(tokens))) + head_time(sampled);
+}
+
+double IterationCostModel::attention_time(const BatchShape& b) const {
+  const ModelSpec& m = in_.model;
+  const Dims x = per_gpu_dims(m, in_.parallelism.tp);
+  const hw::GpuSpec& g = in_.gpu;
+  double t = 0;
+  for (const PrefillChunk& c : b.prefills) {
+    const models::AttentionShape s{1, c.tokens, c.context + c.tokens, x.heads, x.kv_heads, x.d, true};
+    t += models::attention_prefill(g, in_.kernel, kAct, s).time_s;
+  }
+  if (b.decodes > 0) {
+    const double context = b.decode_context / b.decodes;
+    if (in_.speculative) {  // verification: k+1 query tokens per sequence over its context
+      const double q = in_.speculative->tokens + 1;
+      const models::AttentionShape s{b.decodes, q, context, x.heads, x.kv_heads, x.d, true};
+      t += models::attention_prefill(g, in_.kernel, kAct, s).time_s;
+    } else {
+      const models::DecodeShape s{b.decodes, context, x.heads, x.kv_heads, x.d, 16};
+      t += models::attention_decode(g, in_.kernel, in_.kv_dtype, s).time_s;
+    }
+  }
+  return t * m.layers;
+}
+
+IterationTime IterationCostModel::time(const BatchShape& b) const {
+  IterationTime r;
+  const double per_decode = in_.speculative ? in_.speculative->tokens + 1.0 : 1.0;
+  double prefill_tokens = 0;
+  for (const PrefillChunk& c : b.prefills) prefill_tokens += c.tokens;
+  const double tokens = prefill_tokens + b.decodes * per_decode;
+  r.linear = linear_time(tokens, b.sampled);
+  r.attention = attention_time(b);
+  if (draft_ && (b.decodes > 0 || prefill_tokens > 0)) {
+    // The draft model keeps its own KV: it prefills the same chunks and runs k decode steps.
+    BatchShape prefill_only;
+    prefill_only.prefills = b.prefills;
+    r.draft = draft_->linear_time(prefill_tokens, 0) + draft_->attention_time(prefill_only);
+    if (b.decodes > 0)
+      r.draft += in_.speculative->tokens * draft_->decode_step_time(b.decodes, b.decode_context / b.decodes);
+  }
+  if (b.swap_bytes > 0 && in_.host_link_bandwidth > 0) r.swap = b.swap_bytes / in_.host_link_bandwidth;
+  r.cpu = in_.cpu_overhead_s;
+  r.total = r.linear + r.attention + r.draft + r.swap + r.cpu;
+  return r;
+}
+
+double IterationCostModel::prefill_time(double prompt_tokens) const {
+  BatchShape b;
+  b.prefills.push_back({prompt_tokens, 0});
+  b.sampled = 1;
+  return time(b).total;
+}
+
+double IterationCostModel::decode_step_time(double batch, double context) const {
+  BatchShape b;
+  b.decodes = batch;
+  b.decode_context = batch * context;
+  b.sampled = batch;
+  return time(b).total;
+}
+
+}  // namespace exasim::workloads::serving
