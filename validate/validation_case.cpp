@@ -29,7 +29,7 @@ YAML::Node merge_yaml(const YAML::Node& base, const YAML::Node& over) {
 // The source's measurement as an iteration time, using the source's own conventions.
 double measured_iteration_time(const Node& m, const workloads::Scenario& s, const workloads::TrainingPlan& plan,
                                CaseResult& r) {
-  m.check_keys({"tflops_per_gpu", "flop_formula", "iteration_time_s", "tokens_per_s"});
+  m.check_keys({"tflops_per_gpu", "mfu", "flop_formula", "iteration_time_s", "tokens_per_s", "tokens_per_s_per_gpu"});
   if (m.has("iteration_time_s")) {
     r.metric = "iteration_time_s";
     r.measured_value = m["iteration_time_s"].as_number();
@@ -40,14 +40,30 @@ double measured_iteration_time(const Node& m, const workloads::Scenario& s, cons
     r.measured_value = m["tokens_per_s"].as_number();
     return plan.tokens_per_iteration() / r.measured_value;
   }
-  r.metric = "tflops_per_gpu";
-  r.measured_value = m.required("tflops_per_gpu").as_number();
+  if (m.has("tokens_per_s_per_gpu")) {
+    r.metric = "tokens_per_s_per_gpu";
+    r.measured_value = m["tokens_per_s_per_gpu"].as_number();
+    return plan.tokens_per_iteration() / (r.measured_value * s.cluster.gpu_count());
+  }
+  // TFLOP/s per GPU, given directly or as MFU against the GPU's dense peak in the training precision.
+  r.metric = m.has("mfu") ? "mfu" : "tflops_per_gpu";
+  r.measured_value = m.has("mfu") ? m["mfu"].as_number() : m.required("tflops_per_gpu").as_number();
+  const double tflops = m.has("mfu") ? r.measured_value * s.cluster.gpu.peak(plan.config().precision) / 1e12
+                                     : r.measured_value;
   const std::string name = m.required("flop_formula").as_string();
   const FlopFormula* f = find_flop_formula(name);
   if (!f) m["flop_formula"].fail("unknown FLOP formula \"" + name + "\"", "use megatron-sc21 or megatron-model");
   const FlopInputs in{double(plan.config().global_batch), double(plan.config().seq_len), double(s.model.layers),
                       double(s.model.hidden), double(s.model.vocab)};
-  return f->flops(in) / (r.measured_value * 1e12 * s.cluster.gpu_count());
+  return f->flops(in) / (tflops * 1e12 * s.cluster.gpu_count());
+}
+
+// The scenario is merged from the file's defaults and the case, so its lines are lost: a plan that
+// cannot run names the case and points at its `measured` block.
+[[noreturn]] void rethrow_in_case(const PlanError& e, const ValidationCase& c) {
+  SourceLocation where = c.measured.where();
+  where.key = e.where().key.empty() ? "scenario" : e.where().key;
+  throw PlanError("case " + c.id + ": " + e.what(), where, e.hint());
 }
 
 // A serving case: the scenario's workload replayed; measured output tokens/s (or requests/s).
@@ -66,8 +82,7 @@ CaseResult run_serving_case(const ValidationCase& c, const workloads::Scenario& 
     const sv::ServingResult res = sv::simulate_serving(in, *source);
     r.predicted_value = r.metric == "requests_per_s" ? res.requests_per_s : res.output_tokens_per_s;
   } catch (const PlanError& e) {
-    if (!e.where().file.empty()) throw;
-    workloads::rethrow_located(e, s);
+    rethrow_in_case(e, c);
   }
   r.error = r.predicted_value / r.measured_value - 1;
   return r;
@@ -114,13 +129,12 @@ CaseResult run_case(const ValidationCase& c, const hw::Catalog& catalog) {
     const auto result = workloads::simulate_training({plan, s.cluster, s.calibration.kernel, s.calibration.collective, s.cost});
     r.measured_iteration_s = measured_iteration_time(c.measured, s, plan, r);
     r.predicted_iteration_s = result.iteration_time_s;
+    // Every other metric is a rate per iteration: it scales with 1 / iteration time.
     r.predicted_value = r.metric == "iteration_time_s" ? r.predicted_iteration_s
-                        : r.metric == "tokens_per_s"   ? result.tokens_per_s
                                                        : r.measured_value * r.measured_iteration_s / r.predicted_iteration_s;
     r.error = r.predicted_iteration_s / r.measured_iteration_s - 1;
   } catch (const PlanError& e) {
-    if (!e.where().file.empty()) throw;
-    workloads::rethrow_located(e, s);
+    rethrow_in_case(e, c);
   }
   return r;
 }

@@ -52,6 +52,9 @@ std::vector<validate::ValidationCase> select_cases(const ValidateOptions& o, con
   return out;
 }
 
+// Serving cases have no iteration time: their cells stay empty.
+std::string iteration(double seconds) { return seconds > 0 ? fmt_fixed(seconds, 3) : "-"; }
+
 int validate_cases(const Context& ctx, const ValidateOptions& o) {
   const hw::Catalog catalog = hw::Catalog::load(ctx.configs_dir);
   const std::string default_dir = (fs::path(ctx.configs_dir).parent_path() / "validate" / "cases").string();
@@ -62,8 +65,9 @@ int validate_cases(const Context& ctx, const ValidateOptions& o) {
   double sum = 0, worst = 0;
   for (const auto& c : cases) {
     const validate::CaseResult r = validate::run_case(c, catalog);
-    t.add_row({r.id, r.metric, fmt_fixed(r.measured_value, 2), fmt_fixed(r.predicted_value, 2),
-               fmt_fixed(r.measured_iteration_s, 3), fmt_fixed(r.predicted_iteration_s, 3), fmt_percent(r.error, 1)});
+    t.add_row({r.id, r.metric, fmt_fixed(r.measured_value, r.measured_value < 10 ? 3 : 2),
+               fmt_fixed(r.predicted_value, r.measured_value < 10 ? 3 : 2),
+               iteration(r.measured_iteration_s), iteration(r.predicted_iteration_s), fmt_percent(r.error, 1)});
     sum += std::fabs(r.error);
     worst = std::max(worst, std::fabs(r.error));
     rows.push_back({{"id", r.id}, {"metric", r.metric}, {"measured", r.measured_value}, {"predicted", r.predicted_value},

@@ -59,7 +59,8 @@ inline std::vector<NcclRow> load_nccl_table(const std::string& path, sim::CommKi
 }
 
 inline std::vector<NcclRow> load_dgx_tables() {
-  const std::string dir = std::string(EXASIM_SOURCE_DIR) + "/../shared/data/profiles/";
+  // A copy of the two tables from shared/data/profiles (tests/data/profiles/README.md).
+  const std::string dir = std::string(EXASIM_SOURCE_DIR) + "/tests/data/profiles/";
   auto rows = load_nccl_table(dir + "a100_dgx_all_reduce.csv", sim::CommKind::kAllReduce);
   auto sr = load_nccl_table(dir + "a100_dgx_send_recv.csv", sim::CommKind::kSendRecv);
   rows.insert(rows.end(), sr.begin(), sr.end());
