@@ -48,12 +48,15 @@ void add_throughput(TrainingResult& r, const TrainingPlan& plan, const topologie
   r.tflops_per_gpu = model_flops / t / gpus / 1e12;
   const double peak = cluster.gpu.peak(c.precision);
   r.mfu = model_flops / t / gpus / peak;
-  // Executed FLOPs: the simulated GPU of each stage stands for its TP group and DP replicas.
-  double executed = 0;
-  for (const auto& task : r.graph->graph.tasks())
-    if (task.kind == sim::TaskKind::kCompute && task.category != kOptimizerTask) executed += task.flops;
-  executed *= plan.par().tp * plan.par().dp;
-  r.hfu = executed / t / gpus / peak;
+  // HFU adds what recompute executes again, in MFU's convention (the model FLOP formula counts the
+  // full attention score matrix, the kernels only the causal half), so HFU >= MFU always.
+  double executed = 0, recomputed = 0;
+  for (const auto& task : r.graph->graph.tasks()) {
+    if (task.kind != sim::TaskKind::kCompute || task.category == kOptimizerTask) continue;
+    executed += task.flops;
+    if (task.category == kRecomputeTask) recomputed += task.flops;
+  }
+  r.hfu = executed > recomputed ? r.mfu * executed / (executed - recomputed) : r.mfu;
 }
 
 void add_time_split_and_power(TrainingResult& r, const TrainingInputs& in) {

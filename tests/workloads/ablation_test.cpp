@@ -1,0 +1,107 @@
+// Ablations the seed papers report, on the default GPT-3 175B scenario (DGX A100, HDR fat-tree)
+// with one knob changed at a time: the simulated effect must have the published direction and a
+// size that agrees with the paper or with the schedule's closed form.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "hw/catalog.hpp"
+#include "workloads/scenario/scenario.hpp"
+#include "workloads/training/training_simulation.hpp"
+
+using namespace exasim;
+using namespace exasim::workloads;
+
+namespace {
+
+const std::string kScenario = std::string(EXASIM_SOURCE_DIR) + "/configs/scenarios/gpt3-175b-a100-1024.yaml";
+
+TrainingResult run(std::vector<std::string> overrides) {
+  static const hw::Catalog catalog = hw::Catalog::load(std::string(EXASIM_SOURCE_DIR) + "/configs");
+  const Scenario s = load_scenario(kScenario, overrides, catalog);
+  const TrainingPlan plan(s.model, *s.training, s.cluster.gpu_count(), s.cluster.gpus_per_node);
+  return simulate_training({plan, s.cluster, s.calibration.kernel, s.calibration.collective, s.cost});
+}
+
+// GPT-3 175B on 96 GPUs (TP8 PP12 DP1), the setting of Megatron SC'21 Figure 12.
+std::vector<std::string> fig12(int batch, const std::string& schedule, int vpp) {
+  return {"cluster.nodes=12", "training.global_batch=" + std::to_string(batch), "training.parallelism.pp=12",
+          "training.parallelism.dp=1", "training.parallelism.vpp=" + std::to_string(vpp),
+          "training.pipeline_schedule=" + schedule};
+}
+
+}  // namespace
+
+TEST_CASE("ablation: interleaving speeds up small batches by 10%+ and the gain shrinks with batch (SC'21 Fig. 12)") {
+  const int p = 12, v = 2;
+  double previous = 1e9;
+  for (int m : {12, 24, 48}) {
+    const double plain = run(fig12(m, "1f1b", 1)).iteration_time_s;
+    const double interleaved = run(fig12(m, "interleaved", v)).iteration_time_s;
+    const double speedup = plain / interleaved;
+    // Closed form with free communication: (m + p - 1) / (m + (p - 1) / v) (SC'21 Sec. 2.2.2).
+    const double bound = (m + p - 1.0) / (m + (p - 1.0) / v);
+    CAPTURE(m);
+    CHECK(speedup > 1.0);
+    CHECK(speedup <= bound * 1.01);
+    CHECK(speedup < previous);
+    if (m == 12) CHECK(speedup >= 1.10);
+    previous = speedup;
+  }
+}
+
+TEST_CASE("ablation: ZB-H1 beats 1F1B when micro-batches are few, by less than its closed-form gain") {
+  for (int m : {12, 48}) {
+    const double plain = run(fig12(m, "1f1b", 1)).iteration_time_s;
+    const double zb = run(fig12(m, "zero-bubble", 1)).iteration_time_s;
+    CAPTURE(m);
+    CHECK(plain / zb > 1.0);
+    // ZB-H1 cuts the bubble from (p-1)(F+B) to (p-1)(F+B-W): never more than (m+p-1)/m faster.
+    CHECK(plain / zb < (m + 11.0) / m);
+    if (m == 12) CHECK(plain / zb >= 1.05);  // Qi et al. 2023 report gains of this order at m ~ p
+  }
+}
+
+TEST_CASE("ablation: selective recompute is ~29% faster than full on 530B over 2240 GPUs (Korthikanti et al. 2022)") {
+  // The abstract: MFU 54.2% with selective recompute + sequence parallelism vs 42.1% with full recompute.
+  const std::vector<std::string> base = {
+      "cluster.nodes=280",  "model.layers=105",          "model.hidden=20480",         "model.heads=128",
+      "model.kv_heads=128", "model.ffn=81920",           "training.global_batch=1920", "training.parallelism.pp=35",
+      "training.parallelism.dp=8"};
+  auto with = [&](const std::string& recompute) {
+    auto o = base;
+    o.push_back("training.recompute=" + recompute);
+    return run(o).iteration_time_s;
+  };
+  const double ratio = with("full") / with("selective");
+  CHECK(ratio == doctest::Approx(54.2 / 42.1).epsilon(0.10));
+}
+
+TEST_CASE("ablation: PTD-P stays ahead of ZeRO-3 at 175B, whose throughput per GPU falls with scale (SC'21 Table 2)") {
+  // Published: ZeRO-3 144 -> 88 -> 44 TFLOP/s per GPU on 384 -> 768 -> 1536 GPUs at batch 1536;
+  // PTD-P 153 -> 149 -> 141. Only the direction is asserted: exasim's ZeRO-3 falls far less steeply
+  // (see validate/cases/megatron-sc21-table2.yaml).
+  auto zero3 = [](int nodes) {
+    return run({"cluster.nodes=" + std::to_string(nodes), "training.parallelism.tp=1", "training.parallelism.pp=1",
+                "training.parallelism.dp=" + std::to_string(nodes * 8), "training.zero=3", "training.micro_batch=1",
+                "training.recompute=full", "training.parallelism.sequence_parallel=false"})
+        .tflops_per_gpu;
+  };
+  const double z384 = zero3(48), z1536 = zero3(192);
+  const double ptdp1536 = run({"cluster.nodes=192", "training.parallelism.dp=12", "training.recompute=full",
+                               "training.parallelism.sequence_parallel=false"})
+                              .tflops_per_gpu;
+  CHECK(z1536 < z384);
+  CHECK(ptdp1536 > z1536);
+}
+
+TEST_CASE("FLOP accounting: HFU equals MFU without recompute and full recompute adds about one forward pass") {
+  const TrainingResult none = run({"training.recompute=none", "training.parallelism.pp=16", "cluster.nodes=128"});
+  const TrainingResult full = run({"training.recompute=full"});
+  CHECK(none.hfu == doctest::Approx(none.mfu));
+  // Full recompute runs the layers' forward twice: (2F + B) / (F + B) = 4/3 with B = 2F, a bit less
+  // because the embedding and LM head are not recomputed.
+  CHECK(full.hfu / full.mfu == doctest::Approx(4.0 / 3.0).epsilon(0.03));
+  CHECK(full.hfu / full.mfu < 4.0 / 3.0);
+}
