@@ -19,6 +19,7 @@ namespace {
 // A run of kernels between two communication points, costed once and instantiated many times.
 struct Segment {
   bool is_comm = false;
+  bool beside = false;  // comm that always runs beside the kernel before it (the CP ring)
   std::string label;
   double time = 0, flops = 0, bytes = 0;  // compute
   std::uint32_t comm_op = sim::kNone;     // comm
@@ -111,7 +112,9 @@ std::vector<Segment> Lowering::segments(const std::vector<Op>& ops, const std::s
       Segment c;
       c.is_comm = true;
       c.label = prefix + " " + std::string(op.name);
-      c.comm_op = comm(op.comm, op.comm_bytes, plan_.tp_group(stage));
+      c.comm_op = comm(op.comm, op.comm_bytes,
+                       op.group == CommGroup::kContext ? plan_.cp_group(stage) : plan_.tp_group(stage));
+      c.beside = op.group == CommGroup::kContext;
       out.push_back(c);
       continue;
     }
@@ -185,7 +188,7 @@ sim::TaskId Lowering::emit(const std::vector<Segment>& segs, int stage, std::uin
       t.category = category;
     }
     const sim::TaskId id = out_.graph.add_task(t);
-    const bool beside = overlap && s.is_comm && pass.last == last_compute && last_compute != sim::kNone;
+    const bool beside = (overlap || s.beside) && s.is_comm && pass.last == last_compute && last_compute != sim::kNone;
     const sim::TaskId after = beside ? before_compute : pass.last;
     if (after != sim::kNone) out_.graph.add_dependency(after, id);
     if (!s.is_comm) {
@@ -248,7 +251,7 @@ sim::TaskId Lowering::dp_collective(int stage, sim::StreamId stream, sim::CommKi
 // its gradients right away (Rajbhandari et al., SC'20, Section 5.3: 3 x Psi per step).
 void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass,
                           bool backward) {
-  const bool sharded = plan_.config().zero >= 3 && plan_.par().dp > 1 && !segs.empty();
+  const bool sharded = plan_.config().zero >= 3 && plan_.weight_replicas() > 1 && !segs.empty();
   if (!sharded) {
     emit(segs, stage, category, pass);
     return;
@@ -314,7 +317,7 @@ void Lowering::add_stage(int stage) {
 void Lowering::emit_gradient_sync(int stage) {
   const TrainingConfig& c = plan_.config();
   const StageStreams& st = out_.stages[stage];
-  const int dp = plan_.par().dp;
+  const int dp = plan_.weight_replicas();  // gradients are reduced over dp x cp
   const double grad_bytes = 2;  // 16-bit gradients (ZeRO paper's 2 Psi)
   const double layer_params = plan_.model().layer_parameter_count() / plan_.par().tp;
   const double stage_params = stage_parameter_count(plan_, stage);

@@ -29,7 +29,7 @@ double layer_activation_bytes(const TrainingPlan& plan) {
   const ModelSpec& m = plan.model();
   const TrainingConfig& c = plan.config();
   models::LayerShape shape;
-  shape.seq = c.seq_len;
+  shape.seq = double(c.seq_len) / c.parallelism.cp;  // context parallelism keeps s/cp tokens per GPU
   shape.micro_batch = c.micro_batch;
   shape.hidden = static_cast<double>(m.hidden);
   shape.heads = m.heads;
@@ -63,7 +63,7 @@ namespace {
 // the last stage, for the one micro-batch being finished.
 double head_activation_bytes(const TrainingPlan& plan) {
   const TrainingConfig& c = plan.config();
-  const double tokens = double(c.seq_len) * c.micro_batch;
+  const double tokens = double(c.seq_len) * c.micro_batch / c.parallelism.cp;
   return tokens * double(plan.model().vocab) / plan.par().tp * (2 + 4);
 }
 
@@ -76,7 +76,7 @@ MemoryReport training_memory(const TrainingPlan& plan) {
   for (int s = 0; s < plan.par().pp; ++s) {
     StageMemory mem;
     mem.parameters = stage_parameter_count(plan, s);
-    const auto states = models::model_state_bytes(mem.parameters, c.zero, plan.par().dp);
+    const auto states = models::model_state_bytes(mem.parameters, c.zero, plan.weight_replicas());
     mem.weights = states.weights;
     mem.gradients = states.gradients;
     mem.optimizer = states.optimizer;

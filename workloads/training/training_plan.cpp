@@ -37,7 +37,12 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
   if (p.tp > gpus_per_node)
     reject("training.parallelism.tp", "tp " + str(p.tp) + " spans more than one node (" + str(gpus_per_node) + " GPUs)",
            "keep tensor parallelism inside the node fabric");
-  if (p.cp != 1) reject("training.parallelism.cp", "context parallelism is not simulated yet", "set cp: 1");
+  if (p.cp > 1 && c.attention != AttentionKernel::kFlash)
+    reject("training.parallelism.cp", "context parallelism " + str(p.cp) + " runs ring attention, which needs FlashAttention",
+           "set attention_kernel: flash or cp: 1");
+  if (p.cp > 1 && c.seq_len % (2 * p.cp) != 0)
+    reject("training.parallelism.cp", "seq_len " + str(c.seq_len) + " does not split into 2*cp = " + str(2 * p.cp) +
+               " equal chunks (Megatron's load-balanced causal split)", "use a seq_len that is a multiple of " + str(2 * p.cp));
   if (p.ep != 1 || m.moe) reject("training.parallelism.ep", "mixture-of-experts training is not simulated yet", "use a dense model");
 }
 
@@ -105,7 +110,14 @@ std::vector<std::uint32_t> TrainingPlan::tp_group(int stage) const {
 
 std::vector<std::uint32_t> TrainingPlan::dp_group(int stage) const {
   std::vector<std::uint32_t> g;
-  for (int d = 0; d < par().dp; ++d) g.push_back(rank(0, 0, d, stage));
+  for (int d = 0; d < par().dp; ++d)
+    for (int c = 0; c < par().cp; ++c) g.push_back(rank(0, c, d, stage));
+  return g;
+}
+
+std::vector<std::uint32_t> TrainingPlan::cp_group(int stage) const {
+  std::vector<std::uint32_t> g;
+  for (int c = 0; c < par().cp; ++c) g.push_back(rank(0, c, 0, stage));
   return g;
 }
 

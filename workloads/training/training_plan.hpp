@@ -33,7 +33,12 @@ class TrainingPlan {
 
   std::uint32_t rank(int tp, int cp, int dp, int pp) const;
   std::vector<std::uint32_t> tp_group(int stage) const;  // of dp = 0, cp = 0
-  std::vector<std::uint32_t> dp_group(int stage) const;  // of tp = 0, cp = 0
+  // The ranks that hold the same weights: dp x cp of them (context-parallel ranks see different
+  // tokens of the same sequences, so they reduce gradients and shard optimizer states together,
+  // as Megatron-Core's data-parallel-with-CP group does). Of tp = 0.
+  std::vector<std::uint32_t> dp_group(int stage) const;
+  int weight_replicas() const { return par().dp * par().cp; }
+  std::vector<std::uint32_t> cp_group(int stage) const;  // of tp = 0, dp = 0
 
  private:
   int virtual_stage(int stage, int chunk) const { return chunk * config_.parallelism.pp + stage; }

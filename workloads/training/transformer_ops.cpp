@@ -64,15 +64,21 @@ models::MemoryOp norm(const LayerDims& d, bool backward) {
 
 // FlashAttention over the micro-batch's sequences; FLOPs and bytes as the kernel model counts
 // them (causal: the visible half of the score matrix).
+// Under context parallelism (ring attention with Megatron's load-balanced split: each GPU holds
+// chunks i and 2cp-1-i of every sequence) each GPU's s/cp queries see, over the ring's cp steps,
+// half of the s keys on average: the work of a non-causal attention of s/cp queries over s/2 keys.
 Op attention(std::string_view name, const LayerDims& d, bool backward) {
   Op op;
   op.name = name;
   op.kind = OpKind::kAttention;
   op.backward = backward;
-  op.attention = {d.micro_batch, d.seq, d.seq, d.heads, d.kv_heads, d.head_dim, d.causal_fraction < 1};
   const double e = d.act_bytes, s = d.seq, b = d.micro_batch;
-  const double fwd_flops = 4 * b * s * s * d.heads * d.head_dim * d.causal_fraction;
-  const double q = d.tokens * d.heads * d.head_dim * e, kv = d.tokens * d.kv_heads * d.head_dim * e;
+  const bool ring = d.cp > 1;
+  const double seq_q = s / d.cp, seq_kv = ring ? s / 2 : s;
+  op.attention = {b, seq_q, seq_kv, d.heads, d.kv_heads, d.head_dim, !ring && d.causal_fraction < 1};
+  const double fwd_flops = 4 * b * seq_q * seq_kv * d.heads * d.head_dim * (ring ? 1 : d.causal_fraction);
+  // Every K/V block of the sequence passes through each GPU of the ring once.
+  const double q = d.tokens * d.heads * d.head_dim * e, kv = d.tokens * d.cp * d.kv_heads * d.head_dim * e;
   op.flops = backward ? 2.5 * fwd_flops : fwd_flops;
   op.bytes = backward ? 5 * q + 4 * kv : 2 * q + 2 * kv;  // fwd: Q, K, V in, O out; bwd: + O, dO, dQ, dK, dV
   return op;
@@ -90,6 +96,20 @@ void tp_comm(std::vector<Op>& ops, std::string_view name, sim::CommKind kind, do
   ops.push_back(op);
 }
 
+// The K/V exchange of ring attention over the cp group: cp - 1 steps that pass each GPU's K and V
+// slice on, the volume of an all-gather of the whole sequence's K and V (`bytes`). Transformer
+// Engine overlaps each step with the attention of the block at hand.
+void cp_comm(std::vector<Op>& ops, std::string_view name, sim::CommKind kind, const LayerDims& d) {
+  if (d.cp <= 1) return;
+  Op op;
+  op.name = name;
+  op.kind = OpKind::kComm;
+  op.comm = kind;
+  op.comm_bytes = 2 * d.micro_batch * d.seq * d.kv_heads * d.head_dim * d.act_bytes;
+  op.group = CommGroup::kContext;
+  ops.push_back(op);
+}
+
 // Megatron's "g" operator at the end of a TP block: all-reduce, or reduce-scatter under SP.
 sim::CommKind block_exit(const LayerDims& d) { return d.sp ? sim::CommKind::kReduceScatter : sim::CommKind::kAllReduce; }
 
@@ -97,6 +117,7 @@ void attention_core_forward(std::vector<Op>& ops, const LayerDims& d) {
   const double e = d.act_bytes, s = d.seq, b = d.micro_batch, a = d.heads, hd = d.head_dim;
   if (d.flash) {
     ops.push_back(attention("attn.flash_fwd", d, false));
+    cp_comm(ops, "cp.kv_ring", sim::CommKind::kAllGather, d);
     return;
   }
   const double scores = b * a * s * s;
@@ -111,6 +132,8 @@ void attention_core_backward(std::vector<Op>& ops, const LayerDims& d) {
   if (d.flash) {
     // FlashAttention backward recomputes the scores: 5 matmuls against the forward's 2.
     ops.push_back(attention("attn.flash_bwd", d, true));
+    cp_comm(ops, "cp.kv_ring_bwd", sim::CommKind::kAllGather, d);     // K and V again
+    cp_comm(ops, "cp.dkv_ring_bwd", sim::CommKind::kReduceScatter, d);  // dK and dV back to their owners
     return;
   }
   const double scores = b * a * s * s;
@@ -129,7 +152,8 @@ LayerDims LayerDims::from(const ModelSpec& model, const TrainingConfig& cfg) {
   const int t = cfg.parallelism.tp;
   d.seq = cfg.seq_len;
   d.micro_batch = cfg.micro_batch;
-  d.tokens = d.seq * d.micro_batch;
+  d.cp = cfg.parallelism.cp;
+  d.tokens = d.seq * d.micro_batch / d.cp;
   d.hidden = static_cast<double>(model.hidden);
   d.heads = static_cast<double>(model.heads) / t;
   // Fewer KV heads than TP ranks: Megatron replicates each KV head on several ranks.

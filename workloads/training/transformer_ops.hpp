@@ -14,7 +14,8 @@
 namespace exasim::workloads {
 
 enum class OpKind { kGemm, kAttention, kMemory, kComm };
-enum class CommGroup { kTensor, kData };
+// kContext: the context-parallel ring (cp ranks holding slices of the same sequences).
+enum class CommGroup { kTensor, kData, kContext };
 
 struct Op {
   std::string_view name;
@@ -40,7 +41,7 @@ struct Op {
 
 // Per-micro-batch dimensions that every op builder needs.
 struct LayerDims {
-  double tokens = 0;      // s * b
+  double tokens = 0;      // s * b / cp: the tokens this GPU holds
   double seq = 0;         // s
   double micro_batch = 0; // b
   double hidden = 0;      // h
@@ -52,6 +53,7 @@ struct LayerDims {
   double act_bytes = 2;   // bytes per activation element
   DType act_dtype = DType::kBf16;
   int tp = 1;
+  int cp = 1;              // context parallel: the sequence is split over cp GPUs
   bool sp = false;        // sequence parallel
   bool gated = false;
   bool rope = false;
