@@ -9,7 +9,7 @@ namespace {
 using config::Node;
 using units::Dimension;
 int count(const Node& n) { return static_cast<int>(n.as_positive_int()); }
-const std::array<config::Field<CpuSpec>, 11> kFields = {{
+const std::array<config::Field<CpuSpec>, 13> kFields = {{
     {"vendor", [](CpuSpec& s, const Node& n) { s.vendor = n.as_string(); }, false},
     {"cores", [](CpuSpec& s, const Node& n) { s.cores = count(n); }},
     {"base_clock", [](CpuSpec& s, const Node& n) { s.base_clock_hz = n.as_positive_quantity(Dimension::kFrequency); }},
@@ -20,6 +20,8 @@ const std::array<config::Field<CpuSpec>, 11> kFields = {{
     {"memory_channels", [](CpuSpec& s, const Node& n) { s.memory_channels = count(n); }, false},
     {"l3_size", [](CpuSpec& s, const Node& n) { s.l3_bytes = n.as_positive_quantity(Dimension::kBytes); }, false},
     {"tdp", [](CpuSpec& s, const Node& n) { s.tdp_w = n.as_positive_quantity(Dimension::kPower); }, false},
+    {"idle_power", [](CpuSpec& s, const Node& n) { s.idle_power_w = n.as_positive_quantity(Dimension::kPower); }, false},
+    {"memory_capacity", [](CpuSpec& s, const Node& n) { s.memory_capacity = n.as_positive_quantity(Dimension::kBytes); }, false},
     {"description", [](CpuSpec&, const Node& n) { (void)n.as_string(); }, false},
 }};
 }  // namespace

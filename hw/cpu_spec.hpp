@@ -19,6 +19,8 @@ struct CpuSpec {
   int memory_channels = 0;
   double l3_bytes = 0;
   double tdp_w = 0;
+  double idle_power_w = 0;       // 0: not stated (a device view takes a fraction of TDP)
+  double memory_capacity = 0;    // B of DRAM attached to the socket; 0: not stated (depends on the DIMMs)
 
   // fp32 FLOP/s at base clock: cores x FMA units x lanes x 2.
   double peak_fp32_flops() const {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hw/config/node.hpp"
+#include "hw/cpu_spec.hpp"
 #include "hw/dtype.hpp"
 
 namespace exasim::hw {
@@ -39,6 +40,10 @@ struct GpuSpec {
   double smem_bandwidth_per_sm = 0; // B/s, shared memory (LDS) of one SM
   double l2_bandwidth = 0;          // B/s, all SMs together reading from L2
   double hbm_latency_s = 0;         // load-to-use latency of an L2 miss to HBM
+
+  // Set when the device is a host CPU socket (a scenario's `cluster.cpu`, hw/cpu_device.hpp): the
+  // kernel models then hand every kernel to the CPU models (models/cpu/cpu_kernels.hpp).
+  std::optional<CpuSpec> host_cpu;
 
   double peak(DType t) const { return peak_flops[static_cast<std::size_t>(t)]; }
   bool supports(DType t) const { return peak(t) > 0; }

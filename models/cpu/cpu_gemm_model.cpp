@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "hw/error.hpp"
@@ -77,11 +78,14 @@ CpuGemmTerms cpu_gemm_terms(const hw::CpuSpec& cpu, const CpuParams& p, const Cp
     const double cycles = s.k * groups * panel_cycles(p, s.m, lanes, cpu.fma_units_per_core);
     t.compute_at_peak_s = cycles / (cpu.base_clock_hz * t.threads);
   }
+  // A cold B: its first read at DRAM bandwidth (a working set no cache holds), the rest as warm.
+  const double cold = s.b_from_dram ? cpu_transfer_time(p, b, 0, std::numeric_limits<double>::max() / 4, t.threads) : 0;
+  const double warm_b = s.b_from_dram ? 0 : b;
   if (t.matrix_vector) {
-    t.traffic_s = cpu_transfer_time(p, a + b, c, a + b + c, t.threads);
+    t.traffic_s = cold + cpu_transfer_time(p, a + warm_b, c, a + b + c, t.threads);
   } else {  // read A, B and packed B; write packed B and C. The packed panel is sized by the BLAS
             // to stay in cache, so the working set that decides the level is A, B and C.
-    t.traffic_s = cpu_transfer_time(p, a + 2 * b, b + c, a + b + c, t.threads);
+    t.traffic_s = cold + cpu_transfer_time(p, a + b + warm_b, b + c, a + b + c, t.threads);
   }
   return t;
 }

@@ -22,6 +22,10 @@ namespace exasim::models {
 
 struct CpuGemmShape {
   double m = 0, n = 0, k = 0;
+  // B's first read comes from DRAM whatever its size: a model's weights in a forward pass, each
+  // read once per step between reads of every other layer, so no cache still holds them (a
+  // benchmark that repeats one product, as exasim-bench does, keeps them warm instead).
+  bool b_from_dram = false;
 };
 
 // FLOP/s of `threads` cores at the spec's base clock. fp64 and fp32 use their SIMD lanes; fp16

@@ -1,5 +1,7 @@
 #include "models/kernel/attention_model.hpp"
 
+#include "models/cpu/cpu_kernels.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -109,7 +111,18 @@ AttentionTiles flash_backward_tiles(double head_dim) {
   return {64, 64};
 }
 
+// A CPU device (models/cpu/cpu_kernels.hpp): the score GEMMs of the visible pairs.
+static KernelCost cpu_attention(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const AttentionShape& s,
+                         bool backward) {
+  const Resolved r = resolve(s);
+  const double visible = useful_flops(r) / (4 * r.batch * r.heads * r.seq_q * r.seq_kv * r.hd);
+  const hw::CpuSpec& cpu = *gpu.host_cpu;
+  return cpu_attention_kernel(cpu, cpu_params_or_defaults(cpu, p.cpu), dtype, r.batch, r.seq_q, r.seq_kv, r.heads, r.hd,
+                              visible, backward);
+}
+
 KernelCost attention_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const AttentionShape& s) {
+  if (gpu.host_cpu) return cpu_attention(gpu, p, dtype, s, false);
   const Resolved r = resolve(s);
   const AttentionTiles t = flash_forward_tiles(r.hd);
   const Walk w = forward_walk(r, t);
@@ -127,6 +140,7 @@ KernelCost attention_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DTyp
 }
 
 KernelCost attention_backward(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const AttentionShape& s) {
+  if (gpu.host_cpu) return cpu_attention(gpu, p, dtype, s, true);
   const Resolved r = resolve(s);
   const AttentionTiles t = flash_backward_tiles(r.hd);
   const Walk w = backward_walk(r, t);
@@ -164,6 +178,11 @@ int decode_kv_splits(const hw::GpuSpec& gpu, const DecodeShape& s) {
 }
 
 KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const DecodeShape& s) {
+  if (gpu.host_cpu) {  // a CPU device: the KV cache streamed from DRAM (models/cpu/cpu_kernels.hpp)
+    const hw::CpuSpec& cpu = *gpu.host_cpu;
+    return cpu_decode_attention_kernel(cpu, cpu_params_or_defaults(cpu, p.cpu), dtype, s.batch, s.context, s.heads,
+                                       s.kv_heads > 0 ? s.kv_heads : s.heads, s.head_dim);
+  }
   const double batch = std::max(1.0, s.batch), heads = std::max(1.0, s.heads);
   const double kv_heads = std::clamp(s.kv_heads > 0 ? s.kv_heads : heads, 1.0, heads);
   const double hd = std::ceil(std::max(1.0, s.head_dim) / 8) * 8;  // 16-byte vector loads of bf16

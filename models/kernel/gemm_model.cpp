@@ -1,5 +1,7 @@
 #include "models/kernel/gemm_model.hpp"
 
+#include "models/cpu/cpu_kernels.hpp"
+
 #include "models/kernel/kernel_models.hpp"
 
 #include <algorithm>
@@ -215,6 +217,10 @@ GemmPlan gemm_plan(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, d
 
 KernelCost gemm_time(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
                      double batch) {
+  if (gpu.host_cpu) {  // a CPU device: the CPU GEMM model (models/cpu/cpu_kernels.hpp)
+    const hw::CpuSpec& cpu = *gpu.host_cpu;
+    return cpu_gemm_kernel(cpu, cpu_params_or_defaults(cpu, p.cpu), dtype, m, n, k, batch);
+  }
   return gemm_plan(gpu, p, dtype, m, n, k, batch).cost;
 }
 

@@ -6,10 +6,12 @@
 // family are measured figures with their sources (kernel_params.cpp); `calibration:` files
 // replace them.
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "hw/gpu_spec.hpp"
+#include "models/cpu/cpu_params.hpp"
 #include "models/kernel/memory_op.hpp"
 
 namespace exasim::models {
@@ -52,6 +54,9 @@ struct KernelParams {
     const double v = memory_op_overhead_by_op[static_cast<std::size_t>(op)];
     return v > 0 ? v : memory_op_overhead_s;
   }
+  // When the device is a host CPU (GpuSpec::host_cpu): the CPU models' parameters from the
+  // scenario's calibration file (its cpu: section); empty: the CPU spec's defaults.
+  std::shared_ptr<const CpuParams> cpu;
   std::string source;  // where the values came from ("family default: ...", a calibration file)
 
   // Family defaults, chosen by the GPU's architecture: fitted to the measured kernels of one

@@ -1,5 +1,7 @@
 #include "models/kernel/memory_op_model.hpp"
 
+#include "models/cpu/cpu_kernels.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -89,6 +91,7 @@ KernelCost streaming_kernel_ctas(const hw::GpuSpec& gpu, const KernelParams& p, 
 }
 
 KernelCost streaming_kernel(const hw::GpuSpec& gpu, const KernelParams& p, double bytes, double flops) {
+  if (gpu.host_cpu) return cpu_streaming_kernel(*gpu.host_cpu, cpu_params_or_defaults(*gpu.host_cpu, p.cpu), bytes, flops);
   return streaming_kernel_ctas(gpu, p, bytes, flops, std::ceil(bytes / kStreamBytesPerCta),
                                std::min(bytes, kStreamBytesPerCta), p.memory_op_efficiency, p.memory_op_overhead_s);
 }
@@ -96,6 +99,7 @@ KernelCost streaming_kernel(const hw::GpuSpec& gpu, const KernelParams& p, doubl
 KernelCost memory_op(const hw::GpuSpec& gpu, const KernelParams& p, MemoryOp op, DType dtype, double rows,
                      double cols) {
   const MemoryTraffic t = memory_op_traffic(op, dtype, rows, cols);
+  if (gpu.host_cpu) return cpu_streaming_kernel(*gpu.host_cpu, cpu_params_or_defaults(*gpu.host_cpu, p.cpu), t.bytes, t.flops);
   // Row-wise kernels: a CTA per row moves one row's traffic; others: 16 KiB chunks.
   const bool by_row = memory_op_is_row_wise(op);
   const double ctas = by_row ? std::max(1.0, rows) : std::ceil(t.bytes / kStreamBytesPerCta);

@@ -1,5 +1,6 @@
 #include <string>
 
+#include "hw/cpu_device.hpp"
 #include "hw/error.hpp"
 #include "topologies/topology.hpp"
 #include "topologies/topology_registry.hpp"
@@ -133,18 +134,30 @@ double gpu_pcie_bandwidth(const hw::GpuSpec& gpu, const hw::Catalog& catalog, co
 }  // namespace
 
 topologies::Cluster read_cluster(const Node& n, const hw::Catalog& catalog) {
-  n.check_keys({"gpu", "gpus_per_node", "nodes", "node", "intra_node", "inter_node"});
+  n.check_keys({"gpu", "cpu", "gpus_per_node", "nodes", "node", "intra_node", "inter_node"});
   topologies::Cluster c;
   std::optional<hw::NodeSpec> server;
   if (n.has("node")) server = catalog.node(n["node"]);
-  if (n.has("gpu")) c.gpu = catalog.gpu(n["gpu"]);
+  if (n.has("cpu")) {  // CPU sockets as the devices (gpus_per_node counts sockets)
+    if (n.has("gpu") || server) n["cpu"].fail("a cluster's devices are GPUs or CPUs, not both", "give either gpu (or node) or cpu");
+    c.gpu = hw::device_from_cpu(catalog.cpu(n["cpu"]), n["cpu"]);
+  } else if (n.has("gpu")) c.gpu = catalog.gpu(n["gpu"]);
   else if (server) c.gpu = catalog.gpu(config::load_string(server->gpu, n.file()));
   else n.required("gpu");
   if (n.has("gpus_per_node")) c.gpus_per_node = static_cast<int>(n["gpus_per_node"].as_positive_int());
   else if (server) c.gpus_per_node = server->gpus_per_node;
   else n.required("gpus_per_node");
   c.nodes = static_cast<int>(n.required("nodes").as_positive_int());
-  c.intra = read_fabric(n["intra_node"], catalog, server ? server->fabric : c.gpu.node_fabric, n);
+  std::string default_fabric = server ? server->fabric : c.gpu.node_fabric;
+  if (c.gpu.host_cpu && !n.has("intra_node")) {
+    // One socket per node moves nothing inside the node: any fabric will do. Several sockets talk
+    // over UPI / Infinity Fabric, which the scenario must describe.
+    if (c.gpus_per_node > 1)
+      n.fail("CPU sockets of a node need cluster.intra_node, the link between them",
+             "e.g. intra_node: {kind: pcie, bandwidth: 64 GB/s, latency: 1 us} for a UPI-class link");
+    default_fabric = "pcie-gen5";
+  }
+  c.intra = read_fabric(n["intra_node"], catalog, default_fabric, n);
   if (c.intra.max_gpus > 0 && c.gpus_per_node > c.intra.max_gpus) {
     n["gpus_per_node"].fail(std::to_string(c.gpus_per_node) + " GPUs per node, but fabric " + c.intra.name + " joins at most " +
                             std::to_string(c.intra.max_gpus));

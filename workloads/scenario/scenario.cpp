@@ -1,8 +1,11 @@
 #include "workloads/scenario/scenario.hpp"
 
 #include <filesystem>
+#include <memory>
 
 #include "hw/error.hpp"
+#include "models/cpu/cpu_calibration_file.hpp"
+#include "models/cpu/cpu_kernels.hpp"
 #include "models/cost/cost_config.hpp"
 #include "workloads/model/model_config.hpp"
 
@@ -57,15 +60,23 @@ models::CostRates read_cost(const Node& n) { return models::read_cost_rates(n); 
 models::Calibration read_calibration(const Node& n, const topologies::Cluster& cluster, const std::string& base_dir) {
   models::Calibration cal;
   cal.kernel = models::KernelParams::defaults_for(cluster.gpu);
+  if (cluster.gpu.host_cpu) cal.kernel.source = "CPU models (models/cpu/) with defaults from the CPU spec";
   if (!n.defined()) return cal;
   if (n.is_map()) return models::apply_calibration(cal, n);
   std::filesystem::path p = n.as_string();
   if (p.is_relative() && !std::filesystem::exists(p)) p = std::filesystem::path(base_dir) / p;
+  models::Calibration loaded;
   try {
-    return models::load_calibration(cal, p.string());
+    loaded = models::load_calibration(cal, p.string());
   } catch (const IoError& e) {
     throw IoError("calibration file not found: " + p.string(), n.where(), "give a path relative to the scenario or the current folder");
   }
+  if (cluster.gpu.host_cpu && config::load_file(p.string()).has("cpu")) {
+    loaded.kernel.cpu =
+        std::make_shared<const models::CpuParams>(models::serving_runtime(models::load_cpu_calibration(p.string()).params));
+    loaded.kernel.source = "CPU models (models/cpu/) calibrated by " + p.string();
+  }
+  return loaded;
 }
 
 // Power of everything in a node but its GPUs, from the catalog server that carries this GPU.
