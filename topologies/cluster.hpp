@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "hw/cpu_spec.hpp"
 #include "hw/fabric_spec.hpp"
 #include "hw/gpu_spec.hpp"
 #include "hw/nic_spec.hpp"
@@ -53,6 +54,16 @@ struct InterNode {
   double join_latency = 0;           // s, one way
 };
 
+// The host side of a node, for work that leaves the GPUs (optimizer offload): its CPUs, their
+// memory, and each GPU's PCIe link to them.
+struct HostSide {
+  hw::CpuSpec cpu;
+  int cpus_per_node = 1;
+  double memory_bytes = 0;    // host DRAM per node; 0: not stated
+  double pcie_bandwidth = 0;  // B/s per direction between one GPU and the host
+  int gpus_per_node = 1;      // GPUs that share these CPUs
+};
+
 struct Cluster {
   hw::GpuSpec gpu;
   int gpus_per_node = 1;
@@ -60,6 +71,7 @@ struct Cluster {
   hw::FabricSpec intra;
   std::optional<InterNode> inter;     // absent for a single node
   double node_power_other_w = 0;      // CPUs, NICs, fans per node at load
+  std::optional<HostSide> host;       // from the catalog server (cluster.node, or the one carrying this GPU)
 
   int gpu_count() const { return gpus_per_node * nodes; }
   int node_of(int rank) const { return rank / gpus_per_node; }

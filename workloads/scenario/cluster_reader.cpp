@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 
 #include "hw/cpu_device.hpp"
@@ -133,6 +134,15 @@ double gpu_pcie_bandwidth(const hw::GpuSpec& gpu, const hw::Catalog& catalog, co
 
 }  // namespace
 
+topologies::HostSide read_host_side(const hw::NodeSpec& server, const hw::Catalog& catalog, const Node& where) {
+  topologies::HostSide h;
+  h.cpu = catalog.cpu(config::load_string(server.cpu, where.file()));
+  h.cpus_per_node = std::max(1, server.cpus_per_node);
+  h.memory_bytes = server.host_memory_bytes;
+  if (!server.pcie.empty()) h.pcie_bandwidth = catalog.link(config::load_string(server.pcie, where.file())).bandwidth;
+  return h;
+}
+
 topologies::Cluster read_cluster(const Node& n, const hw::Catalog& catalog) {
   n.check_keys({"gpu", "cpu", "gpus_per_node", "nodes", "node", "intra_node", "inter_node"});
   topologies::Cluster c;
@@ -174,6 +184,7 @@ topologies::Cluster read_cluster(const Node& n, const hw::Catalog& catalog) {
   }
   if (c.inter) fill_gpu_nic_bandwidth(*c.inter, gpu_pcie_bandwidth(c.gpu, catalog, n));
   if (server) c.node_power_other_w = server->power_other_w;
+  if (server && !server->cpu.empty()) c.host = read_host_side(*server, catalog, n);
   try {  // what only the whole topology can tell (a torus that does not match the node count, ...)
     topologies::build_topology(c);
   } catch (const ConfigError& e) {

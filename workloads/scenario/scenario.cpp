@@ -88,6 +88,17 @@ double node_power_other(const hw::Catalog& catalog, const topologies::Cluster& c
   return 0;
 }
 
+// The host CPUs and PCIe of the catalog server that carries this GPU (the first in catalog order).
+std::optional<topologies::HostSide> host_side(const hw::Catalog& catalog, const topologies::Cluster& c, const Node& where) {
+  if (c.gpu.host_cpu) return std::nullopt;
+  for (const std::string& name : catalog.names(hw::CatalogKind::kNode)) {
+    const hw::NodeSpec node = catalog.node(config::load_string(name, "<catalog>"));
+    if ((node.gpu == c.gpu.name || c.gpu.name.starts_with(node.gpu + " ")) && !node.cpu.empty())
+      return read_host_side(node, catalog, where);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Scenario scenario_from_node(const Node& root, const hw::Catalog& catalog, const std::string& base_dir) {
@@ -100,6 +111,8 @@ Scenario scenario_from_node(const Node& root, const hw::Catalog& catalog, const 
   s.name = root.has("name") ? root["name"].as_string() : std::filesystem::path(s.file).stem().string();
   s.cluster = read_cluster(root.required("cluster"), catalog);
   if (s.cluster.node_power_other_w == 0) s.cluster.node_power_other_w = node_power_other(catalog, s.cluster);
+  if (!s.cluster.host) s.cluster.host = host_side(catalog, s.cluster, root["cluster"]);
+  if (s.cluster.host) s.cluster.host->gpus_per_node = s.cluster.gpus_per_node;
   s.model = resolve_model(root.required("model"), catalog, base_dir);
   if (root.has("training") && root.has("serving"))
     root["serving"].fail("a scenario has either training: or serving:, not both", "split it into two scenarios");

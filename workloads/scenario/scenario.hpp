@@ -51,6 +51,8 @@ Scenario scenario_from_node(const config::Node& root, const hw::Catalog& catalog
 
 // Readers of the sections, exposed for tests.
 topologies::Cluster read_cluster(const config::Node& n, const hw::Catalog& catalog);
+// A catalog server's host CPUs, host memory and GPU-host PCIe link.
+topologies::HostSide read_host_side(const hw::NodeSpec& server, const hw::Catalog& catalog, const config::Node& where);
 TrainingConfig read_training(const config::Node& n, int cluster_gpus);
 // `cluster_kernel`: the scenario's kernel parameters, used by pools on the cluster's GPU type.
 serving::ServingConfig read_serving(const config::Node& n, const hw::Catalog& catalog, const topologies::Cluster& cluster,

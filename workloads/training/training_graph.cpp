@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
 
 #include "hw/error.hpp"
+#include "models/cpu/cpu_gemm_model.hpp"
+#include "models/cpu/cpu_memory_model.hpp"
 #include "models/kernel/kernel_models.hpp"
 #include "workloads/training/pipeline_schedule.hpp"
 #include "workloads/training/training_memory.hpp"
@@ -70,6 +73,8 @@ class Lowering {
   void emit_p2p(Place from, Place to, bool forward, int micro_batch);
   std::optional<Place> neighbour(Place p, bool forward) const;
   void emit_gradient_sync(int stage);
+  sim::TaskId emit_offloaded_step(int stage, const std::vector<sim::TaskId>& reductions,
+                                  const std::vector<double>& reduced_params, sim::TaskId norm_done, double owned);
   void add_stage(int stage);
   void build_stage_segments(int stage);
 
@@ -308,6 +313,8 @@ void Lowering::add_stage(int stage) {
   st.dp_comm = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/dp");
   st.p2p = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/p2p");
   if (plan_.config().zero >= 3) st.dp_gather = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/dp-gather");
+  if (plan_.config().offload == "optimizer-cpu")
+    st.offload = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/offload");
   out_.stages.push_back(st);
 }
 
@@ -323,11 +330,13 @@ void Lowering::emit_gradient_sync(int stage) {
   const double stage_params = stage_parameter_count(plan_, stage);
   const auto kind = c.zero >= 1 ? sim::CommKind::kReduceScatter : sim::CommKind::kAllReduce;
   std::vector<sim::TaskId> reductions;
+  std::vector<double> reduced_params;  // per reduction: the parameters of its bucket
   auto reduce = [&](double params, sim::TaskId ready, const std::string& label) {
     if (dp <= 1) return;
     const sim::TaskId id = dp_collective(stage, st.dp_comm, kind, params * grad_bytes, label);
     out_.graph.add_dependency(c.overlap_grad_reduce ? ready : last_backward_[stage], id);
     reductions.push_back(id);
+    reduced_params.push_back(params);
   };
   // One bucket per layer, queued in the order their gradients become final (task ids follow
   // the compute stream's program order), so no bucket waits behind a later one.
@@ -366,6 +375,15 @@ void Lowering::emit_gradient_sync(int stage) {
   // Adam with fp32 master weights: read grad, master, m, v (4 x 4 B), write master, m, v and
   // the 16-bit weight (3 x 4 + 2 B) = 30 B and ~12 FLOPs per parameter it owns.
   const double owned = stage_params / (c.zero >= 1 ? dp : 1);
+  if (c.offload == "optimizer-cpu") {
+    const sim::TaskId weights_back = emit_offloaded_step(stage, reductions, reduced_params, norm_done, owned);
+    if (c.zero >= 1 && dp > 1) {
+      const sim::TaskId gather = dp_collective(stage, st.dp_comm, sim::CommKind::kAllGather, stage_params * 2,
+                                               "dp weights all-gather");
+      out_.graph.add_dependency(weights_back, gather);
+    }
+    return;
+  }
   const models::KernelCost step = models::memory_op(k_.gpu, k_.params, models::MemoryOp::kAdam, DType::kBf16, owned, 1);
   sim::TaskSpec opt;
   opt.label = "optimizer step";
@@ -381,6 +399,59 @@ void Lowering::emit_gradient_sync(int stage) {
                                              "dp weights all-gather");
     out_.graph.add_dependency(opt_id, gather);
   }
+}
+
+// ZeRO-Offload (Ren et al., ATC'21): each reduced gradient bucket (its owned share) is copied to
+// the host as soon as it is ready, the host CPUs run Adam on the fp32 master weights once the
+// gradient norm is known, and the updated 16-bit weights are copied back. One stream per GPU:
+// copies and the host step are serial for it. The node's CPUs step for all its GPUs at once.
+// Returns the task after which the new weights are on the GPU.
+sim::TaskId Lowering::emit_offloaded_step(int stage, const std::vector<sim::TaskId>& reductions,
+                                          const std::vector<double>& reduced_params, sim::TaskId norm_done,
+                                          double owned) {
+  const TrainingConfig& c = plan_.config();
+  const StageStreams& st = out_.stages[stage];
+  if (!k_.host || k_.host->pcie_bandwidth <= 0) {
+    throw PlanError("offload optimizer-cpu needs the node's host CPUs and GPU-host PCIe link, which the cluster does not describe",
+                    {"", 0, "training.offload"}, "give cluster.node (a catalog server), or offload: none");
+  }
+  const topologies::HostSide& host = *k_.host;
+  // Pinned cudaMemcpy reaches ~80% of a PCIe x16 link (estimate: ~25 of 31.5 GB/s on Gen4,
+  // ~50 of 63 GB/s on Gen5, as nvbandwidth reports on DGX systems).
+  const double pcie = 0.8 * host.pcie_bandwidth;
+  const double share = 1.0 / (c.zero >= 1 ? plan_.weight_replicas() : 1);  // of each bucket this GPU owns
+  auto copy = [&](const std::string& label, double bytes, sim::TaskId after) {
+    sim::TaskSpec t;
+    t.label = label;
+    t.stream = st.offload;
+    t.duration = bytes / pcie;
+    t.bytes = bytes;
+    t.category = kOffloadTask;
+    const sim::TaskId id = out_.graph.add_task(t);
+    if (after != sim::kNone) out_.graph.add_dependency(after, id);
+    return id;
+  };
+  if (reductions.empty()) copy("gradients to host", 2 * owned, last_backward_[stage]);
+  for (std::size_t i = 0; i < reductions.size(); ++i)
+    copy("gradients to host", 2 * reduced_params[i] * share, reductions[i]);
+  // Host Adam: per parameter read the fp32 gradient, master weight and two moments (16 B), write
+  // the master, the moments and the 16-bit copy (14 B); memory-bound on the sockets' DRAM, which
+  // the node's GPUs share.
+  const models::CpuParams cpu = models::CpuParams::defaults_for(host.cpu);
+  const double per_socket = owned * host.gpus_per_node / host.cpus_per_node;
+  const double ws = std::numeric_limits<double>::max() / 4;  // far beyond any cache
+  const double stream = models::cpu_stream_time(cpu, 16 * per_socket, 14 * per_socket, ws, host.cpu.cores);
+  const double compute = 12 * per_socket / models::cpu_peak_flops(host.cpu, DType::kFp32, host.cpu.cores);
+  sim::TaskSpec step;
+  step.label = "host optimizer step";
+  step.stream = st.offload;
+  step.duration = std::max(stream, compute);
+  step.flops = 12 * owned;
+  step.bytes = 30 * owned;
+  step.category = kOffloadTask;
+  const sim::TaskId step_id = out_.graph.add_task(step);
+  out_.graph.add_dependency(norm_done, step_id);
+  return copy("weights to GPU", 2 * owned, step_id);
 }
 
 TrainingGraph Lowering::run() {

@@ -9,6 +9,7 @@
 #include "models/kernel/kernel_params.hpp"
 #include "sim/exec_graph.hpp"
 #include "sim/network_backend.hpp"
+#include "topologies/cluster.hpp"
 #include "workloads/training/training_plan.hpp"
 
 namespace exasim::workloads {
@@ -22,6 +23,7 @@ enum TrainingCategory : std::uint16_t {
   kTensorCommTask,
   kDataCommTask,
   kPipelineCommTask,
+  kOffloadTask,  // optimizer offload: gradients to the host, the CPU's optimizer step, weights back
 };
 
 struct StageStreams {
@@ -31,6 +33,7 @@ struct StageStreams {
   sim::StreamId dp_comm = 0;   // gradient reduction, overlapped with the backward pass
   sim::StreamId p2p = 0;       // pipeline sends
   sim::StreamId dp_gather = 0; // ZeRO-3/FSDP weight all-gathers, prefetched one layer ahead
+  sim::StreamId offload = 0;   // optimizer offload: PCIe copies and the host's optimizer step
 };
 
 struct TrainingGraph {
@@ -42,6 +45,7 @@ struct TrainingGraph {
 struct KernelContext {
   const hw::GpuSpec& gpu;
   models::KernelParams params;
+  const topologies::HostSide* host = nullptr;  // the node's CPUs and PCIe (optimizer offload)
 };
 
 TrainingGraph build_training_graph(const TrainingPlan& plan, const KernelContext& kernels);

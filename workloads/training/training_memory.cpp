@@ -80,6 +80,13 @@ MemoryReport training_memory(const TrainingPlan& plan) {
     mem.weights = states.weights;
     mem.gradients = states.gradients;
     mem.optimizer = states.optimizer;
+    if (c.offload == "optimizer-cpu") {
+      // ZeRO-Offload (Ren et al., ATC'21): fp32 master weights, Adam moments and fp32 gradients
+      // live in host memory; the GPU keeps its 16-bit weights and one layer's gradient bucket on
+      // its way to the host.
+      mem.optimizer = 0;
+      mem.gradients = 2 * plan.model().layer_parameter_count() / plan.par().tp;
+    }
     mem.in_flight = in_flight_micro_batches(plan, s);
     int widest_chunk = 0;  // chunks may differ under an uneven split: bound by the widest
     for (int k = 0; k < plan.chunks(); ++k) widest_chunk = std::max(widest_chunk, plan.layers_in(s, k));

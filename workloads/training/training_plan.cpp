@@ -56,7 +56,11 @@ void check_batch(const TrainingConfig& c) {
     reject("training.micro_batch", "micro batch " + str(c.micro_batch) + " does not divide the " + str(per_replica) +
                " sequences per data-parallel replica", "use a divisor of " + str(per_replica));
   if (c.zero < 0 || c.zero > 3) reject("training.zero", "zero stage must be 0, 1, 2 or 3", "ZeRO stages are 0..3");
-  if (c.offload != "none") reject("training.offload", "offload is not simulated yet", "set offload: none");
+  if (c.offload != "none" && c.offload != "optimizer-cpu")
+    reject("training.offload", "offload " + c.offload + " is not simulated yet", "use offload: none or optimizer-cpu");
+  if (c.offload == "optimizer-cpu" && c.zero >= 3)
+    reject("training.offload", "optimizer-cpu with ZeRO-3 (ZeRO-Infinity) is not simulated yet",
+           "use zero: 0..2 with optimizer-cpu (ZeRO-Offload)");
   const bool interleaved = c.pipeline_schedule == "interleaved";
   if (p.vpp > 1 && !interleaved)
     reject("training.parallelism.vpp", "vpp " + str(p.vpp) + " needs pipeline_schedule: interleaved", "set vpp: 1 or use interleaved");

@@ -17,24 +17,32 @@ namespace {
 std::string gib(double bytes) { return units::format(bytes, units::Dimension::kBytes, 3); }
 
 struct StageTimes {
-  double compute = 0, optimizer = 0, exposed_comm = 0, busy = 0;
+  double compute = 0, optimizer = 0, exposed_comm = 0, exposed_offload = 0, busy = 0;
 };
 
 // Time split of one stage's GPU over the iteration.
-StageTimes stage_times(const TrainingGraph& tg, const sim::Timeline& tl, const StageStreams& st) {
+StageTimes stage_times(const TrainingGraph& tg, const sim::Timeline& tl, const StageStreams& st, const TrainingConfig& c) {
   StageTimes out;
-  std::vector<sim::Interval> busy, comm;
+  std::vector<sim::Interval> busy, comm, offload;
   for (sim::TaskId id : tg.graph.stream_tasks(st.compute)) {
     const auto& task = tg.graph.task(id);
     const auto& r = tl[id];
     busy.emplace_back(r.start, r.end);
     (task.category == kOptimizerTask ? out.optimizer : out.compute) += r.end - r.start;
   }
-  for (sim::StreamId s : {st.tp_comm, st.dp_comm, st.p2p})
+  std::vector<sim::StreamId> comm_streams = {st.tp_comm, st.dp_comm, st.p2p};
+  if (c.zero >= 3) comm_streams.push_back(st.dp_gather);
+  for (sim::StreamId s : comm_streams)
     for (sim::TaskId id : tg.graph.stream_tasks(s)) comm.emplace_back(tl[id].start, tl[id].end);
+  if (c.offload == "optimizer-cpu")
+    for (sim::TaskId id : tg.graph.stream_tasks(st.offload)) offload.emplace_back(tl[id].start, tl[id].end);
   const auto busy_merged = sim::merge_intervals(std::move(busy));
   out.busy = sim::total_length(busy_merged);
-  out.exposed_comm = sim::uncovered_length(sim::merge_intervals(std::move(comm)), busy_merged);
+  auto comm_merged = sim::merge_intervals(std::move(comm));
+  out.exposed_comm = sim::uncovered_length(comm_merged, busy_merged);
+  // Offload time neither a kernel nor a collective hid.
+  comm_merged.insert(comm_merged.end(), busy_merged.begin(), busy_merged.end());
+  out.exposed_offload = sim::uncovered_length(sim::merge_intervals(std::move(offload)), sim::merge_intervals(std::move(comm_merged)));
   return out;
 }
 
@@ -63,14 +71,15 @@ void add_time_split_and_power(TrainingResult& r, const TrainingInputs& in) {
   const int pp = in.plan.par().pp;
   double busy = 0;
   for (const StageStreams& st : r.graph->stages) {
-    const StageTimes s = stage_times(*r.graph, *r.timeline, st);
+    const StageTimes s = stage_times(*r.graph, *r.timeline, st, in.plan.config());
     r.breakdown.compute += s.compute / pp;
     r.breakdown.optimizer += s.optimizer / pp;
     r.breakdown.exposed_comm += s.exposed_comm / pp;
+    r.breakdown.offload += s.exposed_offload / pp;
     busy += s.busy / pp;
   }
   r.breakdown.bubble = std::max(0.0, r.iteration_time_s - r.breakdown.compute - r.breakdown.optimizer -
-                                         r.breakdown.exposed_comm);
+                                         r.breakdown.exposed_comm - r.breakdown.offload);
   const topologies::Cluster& cl = in.cluster;
   r.gpu_power_w = models::gpu_power_w(cl.gpu, busy / r.iteration_time_s);
   r.power_avg_w = r.gpu_power_w * cl.gpu_count() + cl.node_power_other_w * cl.nodes;
@@ -93,6 +102,20 @@ MemoryReport check_training_memory(const TrainingPlan& plan, const topologies::C
                     {"", 0, "training"},
                     "raise tp or pp, use zero: 1..3, recompute: selective or full, or a smaller micro_batch");
   }
+  // ZeRO-Offload keeps fp32 master weights, both Adam moments and fp32 gradients (16 B per owned
+  // parameter) in the host memory that the node's GPUs share.
+  if (plan.config().offload == "optimizer-cpu" && cluster.host && cluster.host->memory_bytes > 0) {
+    double owned = 0;
+    for (const StageMemory& s : mem.stages)
+      owned = std::max(owned, s.parameters / (plan.config().zero >= 1 ? plan.weight_replicas() : 1));
+    const double host = 16 * owned * cluster.gpus_per_node;
+    if (host > cluster.host->memory_bytes) {
+      throw PlanError("optimizer offload does not fit in host memory: needs " + gib(host) + " of " +
+                          gib(cluster.host->memory_bytes) + " per node (16 B per owned parameter x " +
+                          std::to_string(cluster.gpus_per_node) + " GPUs)",
+                      {"", 0, "training.offload"}, "use more data parallelism (zero: 1 or 2 shards the states) or offload: none");
+    }
+  }
   return mem;
 }
 
@@ -100,7 +123,8 @@ TrainingResult simulate_training(const TrainingInputs& in) {
   TrainingResult r;
   r.memory = check_training_memory(in.plan, in.cluster);
   r.memory_capacity_bytes = in.cluster.gpu.hbm_capacity_bytes;
-  r.graph = std::make_shared<TrainingGraph>(build_training_graph(in.plan, {in.cluster.gpu, in.kernel}));
+  r.graph = std::make_shared<TrainingGraph>(
+      build_training_graph(in.plan, {in.cluster.gpu, in.kernel, in.cluster.host ? &*in.cluster.host : nullptr}));
   // Symmetry: the one simulated GPU per stage stands for its TP peers and DP replicas, whose
   // copies of each collective share the network with it.
   sim::NetworkOptions options = in.network;

@@ -1,0 +1,97 @@
+// Optimizer offload (ZeRO-Offload, Ren et al., ATC'21): Adam's fp32 states leave the GPU for host
+// memory, the gradients cross PCIe to the host, the CPUs step, the 16-bit weights come back.
+#include <doctest/doctest.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "hw/catalog.hpp"
+#include "models/cpu/cpu_gemm_model.hpp"
+#include "models/cpu/cpu_memory_model.hpp"
+#include "training_fixture.hpp"
+#include "workloads/scenario/scenario.hpp"
+#include "workloads/training/training_simulation.hpp"
+
+using namespace exasim;
+using namespace exasim::workloads;
+
+namespace {
+
+const std::string kScenario = std::string(EXASIM_SOURCE_DIR) + "/configs/scenarios/gpt3-175b-a100-1024.yaml";
+
+// GPT-3 175B, TP8 PP16 DP8 on DGX A100 (2x EPYC 7742, 2 TiB, PCIe Gen4), gradients reduced after
+// the backward pass so that nothing hides the offload chain.
+struct Run {
+  Scenario s;
+  TrainingResult r;
+};
+Run run(const std::vector<std::string>& overrides) {
+  static const hw::Catalog catalog = hw::Catalog::load(std::string(EXASIM_SOURCE_DIR) + "/configs");
+  std::vector<std::string> all = {"training.overlap_grad_reduce=false", "training.zero=1"};
+  all.insert(all.end(), overrides.begin(), overrides.end());
+  Scenario s = load_scenario(kScenario, all, catalog);
+  const TrainingPlan plan(s.model, *s.training, s.cluster.gpu_count(), s.cluster.gpus_per_node);
+  TrainingResult r = simulate_training({plan, s.cluster, s.calibration.kernel, s.calibration.collective, s.cost});
+  return {std::move(s), std::move(r)};
+}
+
+}  // namespace
+
+TEST_CASE("offload: the optimizer states leave the GPU, the weights stay") {
+  const Run plain = run({}), off = run({"training.offload=optimizer-cpu"});
+  const StageMemory& a = plain.r.memory.peak();
+  const StageMemory& b = off.r.memory.peak();
+  CHECK(a.optimizer > 0);
+  CHECK(b.optimizer == 0);
+  CHECK(b.weights == doctest::Approx(a.weights));
+  CHECK(b.gradients < a.gradients);
+}
+
+TEST_CASE("offload: the host chain is PCIe out, memory-bound Adam on the node's sockets, PCIe back") {
+  const Run off = run({"training.offload=optimizer-cpu"});
+  const topologies::HostSide& host = *off.s.cluster.host;
+  CHECK(host.cpu.name == "amd-epyc-7742");
+  CHECK(host.cpus_per_node == 2);
+  // Parameters this GPU owns: its stage's share, sharded over the 8 data-parallel replicas.
+  double owned = off.r.memory.stages[1].parameters / 8;
+  double to_host = 0, step = 0, back = 0;
+  const auto& stage = off.r.graph->stages[1];
+  for (sim::TaskId id : off.r.graph->graph.stream_tasks(stage.offload)) {
+    const auto& t = off.r.graph->graph.task(id);
+    const std::string label(off.r.graph->graph.label(t.label));
+    if (label == "gradients to host") to_host += t.duration;
+    if (label == "host optimizer step") step = t.duration;
+    if (label == "weights to GPU") back = t.duration;
+  }
+  const double pcie = 0.8 * 31.5e9;  // Gen4 x16 per direction, pinned-copy efficiency
+  CHECK(to_host == doctest::Approx(2 * owned / pcie).epsilon(0.01));
+  CHECK(back == doctest::Approx(2 * owned / pcie));
+  // 30 B per parameter for the 8 GPUs' shards over the two sockets' DRAM, as the CPU memory model times it.
+  const models::CpuParams cpu = models::CpuParams::defaults_for(host.cpu);
+  const double per_socket = owned * 8 / 2;
+  const models::LevelBandwidth dram = models::level_bandwidth(cpu, models::CpuLevel::kDram, host.cpu.cores);
+  CHECK(step >= 16 * per_socket / dram.read);
+  CHECK(step == doctest::Approx(16 * per_socket / dram.read + 14 * per_socket / dram.write).epsilon(0.02));
+}
+
+TEST_CASE("offload: the iteration grows by the exposed host chain, less the GPU optimizer step it replaces") {
+  const Run plain = run({}), off = run({"training.offload=optimizer-cpu"});
+  const double added = off.r.iteration_time_s - plain.r.iteration_time_s;
+  CHECK(added > 0);
+  CHECK(off.r.breakdown.offload > 0);
+  CHECK(added == doctest::Approx(off.r.breakdown.offload - plain.r.breakdown.optimizer).epsilon(0.05));
+}
+
+TEST_CASE("offload: plans it cannot run say why") {
+  CHECK_THROWS_WITH_AS(run({"training.offload=optimizer-cpu", "training.zero=3"}), doctest::Contains("ZeRO-3"), PlanError);
+  CHECK_THROWS_WITH_AS(run({"training.offload=nvme"}), doctest::Contains("not simulated"), PlanError);
+  // A cluster without a catalog server has no host side to offload to.
+  const ModelSpec model = testing::gpt(4, 1024, 16, 1000);
+  TrainingConfig cfg = testing::config(1, 1, 8, 8);
+  cfg.offload = "optimizer-cpu";
+  const topologies::Cluster cluster = testing::ideal_cluster(1, 8);
+  const TrainingPlan plan(model, cfg, 8, 8);
+  CHECK_THROWS_WITH_AS(simulate_training({plan, cluster, models::KernelParams::defaults_for(cluster.gpu), {}, {}}),
+                       doctest::Contains("host"), PlanError);
+}
