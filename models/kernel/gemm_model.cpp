@@ -47,6 +47,7 @@ struct Problem {
   double sms, inv_sms, inv_rate_sm, inv_smem_bw, inv_l2_bw, inv_hbm_bw, latency, l2_half, bk, inv_bk;
   double a, b, c;  // operand and result bytes of one product
   double launch, tile_overhead;
+  double inv_sustained, window;  // power limit: clock fraction held after `window` s of compute
   const hw::GpuSpec* gpu;
 };
 
@@ -68,6 +69,8 @@ Problem make_problem(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype,
   q.a = q.m * q.k * q.e, q.b = q.k * q.n * q.e, q.c = q.m * q.n * q.e;
   q.launch = p.launch_overhead_s;
   q.tile_overhead = p.tile_overhead_s;
+  q.inv_sustained = 1 / std::clamp(p.sustained_clock_fraction, 0.05, 1.0);
+  q.window = p.sustained_load ? 0 : p.power_window_s;
   q.gpu = &gpu;
   return q;
 }
@@ -139,6 +142,8 @@ SplitCost with_split(const Problem& q, const TileSetup& s, int split) {
   r.bound = Bound::kMatrix;
   if (t_smem > t) t = t_smem, r.bound = Bound::kSmemL2;
   if (t_l2 > t) t = t_l2, r.bound = Bound::kSmemL2;
+  // On-chip work beyond the power window runs at the sustained clock (kernel_params.hpp).
+  if (t > q.window) t = q.window + (t - q.window) * q.inv_sustained;
   if (t_hbm > t) t = t_hbm, r.bound = Bound::kHbm;
   if (t_stream > t) t = t_stream, r.bound = Bound::kHbm;
   const double fixed = q.launch + q.tile_overhead * r.waves;

@@ -14,6 +14,10 @@
 //            fp32 split-K partials, over the achieved HBM bandwidth
 //   stream   Little's law per CTA: its operand bytes with (stages - 1) slices in flight per
 //            loaded memory latency (why long K on few tiles needs split-K)
+// where the on-chip terms (matrix, smem, l2) slow down to the sustained clock fraction once
+// they run longer than the power window (an A100 at 400 W cannot hold boost clock under full
+// tensor-core load: on the Vidur tables, GEMMs over ~1 ms came out 4-8% slower than a model
+// fitted without this term predicted, shorter ones 0-5% faster),
 // plus a launch overhead and a prologue/epilogue per wave. The tile and split-K with the
 // least time are chosen, as a heuristic that knew the hardware would, except that tiles shorter
 // than M are not used below M = 128 (cuBLAS keeps one row of tiles there).
