@@ -205,15 +205,12 @@ GemmPlan gemm_plan(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, d
     const double work = s.tm * s.tn * q.batch * q.k * s.mma_per_k * q.inv_sms;
     if (q.launch + q.tile_overhead + std::max(work, s.hbm_unsplit * q.inv_hbm_bw) >= best.time_s) continue;
     consider(s, 1);
-    // Split-K when the output tiles leave SMs idle: the factor that fills every CTA slot, the
-    // one that fills every SM once, and the powers of two below (cuBLAS's split-K kernels).
-    // The candidates do not depend on K, so that a longer K never loses an option.
+    // Split-K when the output tiles leave SMs idle: every factor up to the one that fills every
+    // CTA slot. The candidates do not depend on K, and a larger M, N or batch only removes
+    // factors, so a larger GEMM never gains an option a smaller one lacked (monotone times).
     const double output_tiles = s.tm * s.tn * q.batch;
     const int fill_slots = static_cast<int>(std::min(std::ceil(s.slots / output_tiles), kMaxSplit));
-    const int fill_sms = static_cast<int>(std::min(std::ceil(q.sms / output_tiles), kMaxSplit));
-    for (int split = 2; split <= fill_slots; split *= 2) consider(s, split);
-    for (int split : {fill_sms, fill_slots})
-      if (split > 2 && (split & (split - 1)) != 0) consider(s, split);  // powers of two are done
+    for (int split = 2; split <= fill_slots; ++split) consider(s, split);
   }
   return make_plan(q, setup(q, *best_tile, occupancy(gpu, *best_tile)), best_split, best);
 }
