@@ -20,8 +20,9 @@ std::vector<KernelSample> of_kind(const std::vector<KernelSample>& s, SampleKind
 }  // namespace
 
 const std::vector<std::string>& gemm_parameter_names() {
-  static const std::vector<std::string> kNames = {"matrix_efficiency", "hbm_efficiency",  "l2_efficiency",
-                                                  "launch_overhead",   "tile_overhead",   "loaded_latency_factor"};
+  static const std::vector<std::string> kNames = {"matrix_efficiency",       "hbm_efficiency", "l2_efficiency",
+                                                  "launch_overhead",         "tile_overhead",  "loaded_latency_factor",
+                                                  "sustained_clock_fraction", "power_window"};
   return kNames;
 }
 

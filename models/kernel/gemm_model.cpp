@@ -49,6 +49,7 @@ struct Problem {
   double sms, inv_sms, inv_rate_sm, inv_smem_bw, inv_l2_bw, inv_hbm_bw, latency, l2_half, bk, inv_bk;
   double a, b, c;  // operand and result bytes of one product
   double launch, tile_overhead;
+  double inv_sustained, window;  // power limit: clock fraction held after `window` s of compute
   const hw::GpuSpec* gpu;
 };
 
@@ -70,6 +71,8 @@ Problem make_problem(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype,
   q.a = q.m * q.k * q.e, q.b = q.k * q.n * q.e, q.c = q.m * q.n * q.e;
   q.launch = p.launch_overhead_s;
   q.tile_overhead = p.tile_overhead_s;
+  q.inv_sustained = 1 / std::clamp(p.sustained_clock_fraction, 0.05, 1.0);
+  q.window = p.sustained_load ? 0 : p.power_window_s;
   q.gpu = &gpu;
   return q;
 }
@@ -141,6 +144,8 @@ SplitCost with_split(const Problem& q, const TileSetup& s, int split) {
   r.bound = Bound::kMatrix;
   if (t_smem > t) t = t_smem, r.bound = Bound::kSmemL2;
   if (t_l2 > t) t = t_l2, r.bound = Bound::kSmemL2;
+  // On-chip work beyond the power window runs at the sustained clock (kernel_params.hpp).
+  if (t > q.window) t = q.window + (t - q.window) * q.inv_sustained;
   if (t_hbm > t) t = t_hbm, r.bound = Bound::kHbm;
   if (t_stream > t) t = t_stream, r.bound = Bound::kHbm;
   const double fixed = q.launch + q.tile_overhead * r.waves;
@@ -202,15 +207,12 @@ GemmPlan gemm_plan(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, d
     const double work = s.tm * s.tn * q.batch * q.k * s.mma_per_k * q.inv_sms;
     if (q.launch + q.tile_overhead + std::max(work, s.hbm_unsplit * q.inv_hbm_bw) >= best.time_s) continue;
     consider(s, 1);
-    // Split-K when the output tiles leave SMs idle: the factor that fills every CTA slot, the
-    // one that fills every SM once, and the powers of two below (cuBLAS's split-K kernels).
-    // The candidates do not depend on K, so that a longer K never loses an option.
+    // Split-K when the output tiles leave SMs idle: every factor up to the one that fills every
+    // CTA slot. The candidates do not depend on K, and a larger M, N or batch only removes
+    // factors, so a larger GEMM never gains an option a smaller one lacked (monotone times).
     const double output_tiles = s.tm * s.tn * q.batch;
     const int fill_slots = static_cast<int>(std::min(std::ceil(s.slots / output_tiles), kMaxSplit));
-    const int fill_sms = static_cast<int>(std::min(std::ceil(q.sms / output_tiles), kMaxSplit));
-    for (int split = 2; split <= fill_slots; split *= 2) consider(s, split);
-    for (int split : {fill_sms, fill_slots})
-      if (split > 2 && (split & (split - 1)) != 0) consider(s, split);  // powers of two are done
+    for (int split = 2; split <= fill_slots; ++split) consider(s, split);
   }
   return make_plan(q, setup(q, *best_tile, occupancy(gpu, *best_tile)), best_split, best);
 }

@@ -14,6 +14,10 @@
 //            fp32 split-K partials, over the achieved HBM bandwidth
 //   stream   Little's law per CTA: its operand bytes with (stages - 1) slices in flight per
 //            loaded memory latency (why long K on few tiles needs split-K)
+// where the on-chip terms (matrix, smem, l2) slow down to the sustained clock fraction once
+// they run longer than the power window (an A100 at 400 W cannot hold boost clock under full
+// tensor-core load: on the Vidur tables, GEMMs over ~1 ms came out 4-8% slower than a model
+// fitted without this term predicted, shorter ones 0-5% faster),
 // plus a launch overhead and a prologue/epilogue per wave. The tile and split-K with the
 // least time are chosen, as a heuristic that knew the hardware would, except that tiles shorter
 // than M are not used below M = 128 (cuBLAS keeps one row of tiles there).
@@ -34,7 +38,11 @@ struct GemmTile {
 };
 
 // The candidate set (CUTLASS sm80 defaults for 16-bit operands, plus short tiles for skinny
-// GEMMs; 256x64 and 64x256 are left out: never the best on any measured shape). BK is 64 bytes of K per stage for every dtype (32 bf16, 64 fp8, 16 fp32 elements).
+// GEMMs). 256x64 and 64x256 are left out: cuBLAS does use a 64-token x 256 tile at 64..511
+// tokens (the Vidur times step at multiples of 64 tokens there), but adding it, with or
+// without allowing 64-row tiles above M = 128, did not lower the held-out error (6.2% ->
+// 6.2..6.9%): the best-of-candidates choice is then faster than cuBLAS's heuristic elsewhere.
+// BK is 64 bytes of K per stage for every dtype (32 bf16, 64 fp8, 16 fp32 elements).
 std::span<const GemmTile> gemm_tile_candidates();
 
 struct GemmPlan {

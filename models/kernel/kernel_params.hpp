@@ -33,6 +33,15 @@ struct KernelParams {
   // law: an SM streams (bytes its CTAs keep in flight) / (loaded latency); why a GEMM with few
   // or shallow tiles needs split-K or deeper pipelines to reach full bandwidth.
   double loaded_latency_factor = 3;
+  // Power limit: a GPU at full matrix load draws more than its board power (A100 SXM: 400 W)
+  // at boost clock, so after about `power_window_s` of compute-bound work its power controller
+  // lowers the clocks, and on-chip rates (matrix units, shared memory, L2) fall to
+  // `sustained_clock_fraction` of their burst value. HBM bandwidth does not scale with the SM
+  // clock. Isolated kernels shorter than the window run at burst clocks; a training step keeps
+  // the GPU busy back to back, so there every kernel runs sustained (`sustained_load`).
+  double sustained_clock_fraction = 1;
+  double power_window_s = 1e-3;
+  bool sustained_load = false;
   // FlashAttention main loop: fraction of the matrix peak reached by the forward and the
   // backward kernels (softmax, rescaling and the recomputation share the SM with the MMAs).
   double attention_efficiency = 0.6;

@@ -27,7 +27,8 @@ GemmTile tile_128x128() {
 
 TEST_CASE("gemm: one tile more than a full wave costs about one more wave") {
   const hw::GpuSpec a100 = catalog_gpu("A100-SXM4-80GB");
-  const KernelParams p = calibrated_params(a100);
+  KernelParams p = calibrated_params(a100);
+  p.sustained_clock_fraction = 1;  // waves alone: no power-limit slowdown of the ~1 ms waves
   const GemmTile t = tile_128x128();
   const double sms = a100.sm_count;  // 108
   // M = 128: one row of tiles; N = 108 and 109 tiles of 128 columns. fp32 (A100 runs it on the
@@ -145,4 +146,36 @@ TEST_CASE("gemm: batched GEMM of b products costs like one GEMM of b times the t
   CHECK(many.flops == doctest::Approx(64 * one.flops));
   CHECK(many.time_s > 20 * (one.time_s - p.launch_overhead_s));
   CHECK(many.time_s < 64 * one.time_s);
+}
+
+TEST_CASE("gemm: compute beyond the power window runs at the sustained clock") {
+  const hw::GpuSpec a100 = catalog_gpu("A100-SXM4-80GB");
+  KernelParams p = calibrated_params(a100);
+  p.sustained_clock_fraction = 0.9;
+  p.power_window_s = 200e-6;
+  KernelParams burst = p;
+  burst.sustained_clock_fraction = 1;
+  const GemmTile t = tile_128x128();
+  // 128 x (128 x 108) x K in fp32 on the CUDA cores: one wave, matrix-bound, ~0.95 ms at K = 4096.
+  const double n = 128 * a100.sm_count;
+  const GemmPlan fast = gemm_plan_with(a100, burst, DType::kFp32, 128, n, 4096, 1, t, 1);
+  const GemmPlan slow = gemm_plan_with(a100, p, DType::kFp32, 128, n, 4096, 1, t, 1);
+  REQUIRE(fast.cost.bound == Bound::kMatrix);
+  const double fixed = p.launch_overhead_s + p.tile_overhead_s;
+  const double work = fast.cost.time_s - fixed;
+  REQUIRE(work > p.power_window_s);
+  // By hand: the first 200 us at burst clock, the rest 1/0.9 longer.
+  CHECK(slow.cost.time_s - fixed == doctest::Approx(200e-6 + (work - 200e-6) / 0.9).epsilon(1e-6));
+  // Under sustained load (a training step) the whole compute time is at the sustained clock.
+  KernelParams loaded = p;
+  loaded.sustained_load = true;
+  const GemmPlan sustained = gemm_plan_with(a100, loaded, DType::kFp32, 128, n, 4096, 1, t, 1);
+  CHECK(sustained.cost.time_s - fixed == doctest::Approx(work / 0.9).epsilon(1e-6));
+  // A kernel shorter than the window is not slowed, and HBM-bound decode GEMMs never are.
+  const GemmPlan short_fast = gemm_plan_with(a100, burst, DType::kFp32, 128, n, 256, 1, t, 1);
+  const GemmPlan short_slow = gemm_plan_with(a100, p, DType::kFp32, 128, n, 256, 1, t, 1);
+  REQUIRE(short_fast.cost.time_s - fixed < p.power_window_s);
+  CHECK(short_slow.cost.time_s == doctest::Approx(short_fast.cost.time_s));
+  CHECK(gemm_time(a100, loaded, DType::kBf16, 1, 8192, 8192).time_s ==
+        doctest::Approx(gemm_time(a100, burst, DType::kBf16, 1, 8192, 8192).time_s));
 }

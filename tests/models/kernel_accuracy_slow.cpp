@@ -35,7 +35,8 @@ std::vector<KernelSample> gemms_of(const std::string& prefix) {
   return out;
 }
 
-void check_gpu(const std::string& gpu_name, const std::string& prefix, double max_layer_64, double max_all) {
+void check_gpu(const std::string& gpu_name, const std::string& prefix, double max_layer_64, double max_gemm_64,
+               double max_all) {
   const std::vector<KernelSample> samples = gemms_of(prefix);
   if (samples.empty()) {
     MESSAGE("shared/data/profiles not found: skipped");
@@ -53,6 +54,7 @@ void check_gpu(const std::string& gpu_name, const std::string& prefix, double ma
   const double t_all = accuracy_row(tile, "all").mae[all], r_all = accuracy_row(roof, "all").mae[all];
   INFO(gpu_name, ": tile ", t_all, " roofline ", r_all, " datasheet ", accuracy_row(sheet, "all").mae[all]);
   CHECK(t_all <= max_all);
+  CHECK(accuracy_row(tile, "all").mae[ge64] <= max_gemm_64);
   CHECK(accuracy_row(tile, "layer sum").mae[ge64] <= max_layer_64);
   CHECK(t_all < r_all);                                                     // beats the fitted roofline
   CHECK(accuracy_row(tile, "all").mae[ge64] < accuracy_row(roof, "all").mae[ge64]);
@@ -61,10 +63,12 @@ void check_gpu(const std::string& gpu_name, const std::string& prefix, double ma
 
 }  // namespace
 
-TEST_CASE("kernel accuracy: A100 held-out models within 8% per GEMM, 5% per layer from 64 tokens") {
-  check_gpu("A100-SXM4-80GB", "a100", 0.05, 0.08);
+// Measured at this commit: A100 6.0% per GEMM from 64 tokens, 5.9% over all, 3.5% per layer;
+// A40 7.7%, 7.7%, 4.6%. The bounds leave a little room for the fit's local minima.
+TEST_CASE("kernel accuracy: A100 held-out models within 8% per GEMM (6.5% from 64 tokens), 5% per layer") {
+  check_gpu("A100-SXM4-80GB", "a100", 0.05, 0.065, 0.08);
 }
 
-TEST_CASE("kernel accuracy: A40 held-out models within 8% per GEMM, 5% per layer from 64 tokens") {
-  check_gpu("A40", "a40", 0.05, 0.08);
+TEST_CASE("kernel accuracy: A40 held-out models within 8% per GEMM (8.5% from 64 tokens), 5% per layer") {
+  check_gpu("A40", "a40", 0.05, 0.085, 0.08);
 }

@@ -506,7 +506,10 @@ TrainingGraph Lowering::run() {
 }  // namespace
 
 TrainingGraph build_training_graph(const TrainingPlan& plan, const KernelContext& kernels) {
-  return Lowering(plan, kernels).run();
+  // A training step runs kernels back to back: the GPU stays at its power limit (sustained clocks).
+  KernelContext sustained{kernels.gpu, kernels.params};
+  sustained.params.sustained_load = true;
+  return Lowering(plan, sustained).run();
 }
 
 }  // namespace exasim::workloads
