@@ -507,7 +507,7 @@ TrainingGraph Lowering::run() {
 
 TrainingGraph build_training_graph(const TrainingPlan& plan, const KernelContext& kernels) {
   // A training step runs kernels back to back: the GPU stays at its power limit (sustained clocks).
-  KernelContext sustained{kernels.gpu, kernels.params};
+  KernelContext sustained{kernels.gpu, kernels.params, kernels.host};
   sustained.params.sustained_load = true;
   return Lowering(plan, sustained).run();
 }
