@@ -31,6 +31,8 @@ struct GemmTile {
   int warps = 4;           // warps per CTA, laid out as warp_rows x (warps / warp_rows)
   int warp_rows = 2;
   int stages = 4;          // shared-memory pipeline depth (multi-stage cp.async / TMA)
+  int sms = 1;             // SMs computing the tile together: 2 for Blackwell's CTA-pair MMA
+                           // (tcgen05 cta_group::2), each SM holding BM/2 x BN of it
 };
 
 // The candidate set (CUTLASS sm80 defaults for 16-bit operands, plus short tiles for skinny

@@ -72,6 +72,11 @@ struct ServingConfig {
   // Host time of one iteration that the GPU does not overlap (schedule, prepare inputs, sample,
   // detokenize). Calibratable; the default is stated in serving_reader.cpp with its source.
   double cpu_overhead_s = 0;
+  // Decode attention kernel: false = CUDA-core paged attention (vLLM's paged_attention_v1/v2: each
+  // query head's dot products on the vector units); true = tensor-core GQA decode (TensorRT-LLM
+  // XQA / trtllm-gen, FlashInfer with tensor cores: a KV head's query group forms the rows of one
+  // MMA per loaded K/V block). Key `decode_attention: vector | matrix`.
+  bool decode_attention_matrix = false;
   std::string router = "round-robin";   // router.hpp table
   std::optional<SpeculativeConfig> speculative;
   SloConfig slo;
