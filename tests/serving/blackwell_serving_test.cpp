@@ -61,3 +61,21 @@ TEST_CASE("serving: tensor-core GQA decode attention streams the fp8 KV cache at
   // The CUDA-core kernel multiplies 8 query heads per K/V row on the vector units: slower.
   CHECK(t_vector > 1.3 * t_matrix);
 }
+
+TEST_CASE("serving memory: TensorRT-LLM's free-memory fraction takes its share of what weights and workspace leave") {
+  const std::string body = "  replicas: 1\n  precision: fp8\n  kv_cache_dtype: fp8\n";
+  const auto trt = testing::serving_scenario(body + "  kv_cache_free_memory_fraction: 0.95\n", "llama3.1-70b", 8,
+                                             "H200-SXM-141GB");
+  const auto vllm = testing::serving_scenario(body + "  gpu_memory_utilization: 0.95\n", "llama3.1-70b", 8,
+                                              "H200-SXM-141GB");
+  const auto& pool = trt.serving_config->pools[0];
+  const sv::ReplicaMemory t = sv::replica_memory(trt.model, pool, *trt.serving_config);
+  const sv::ReplicaMemory v = sv::replica_memory(vllm.model, vllm.serving_config->pools[0], *vllm.serving_config);
+  const double hbm = pool.gpu.hbm_capacity_bytes;
+  // Hand: 0.95 (HBM - weights - workspace - runtime) vs 0.95 HBM - weights - workspace - runtime.
+  CHECK(t.kv_bytes == doctest::Approx(0.95 * (hbm - t.weights_bytes - t.workspace_bytes - t.runtime_bytes)));
+  CHECK(v.kv_bytes == doctest::Approx(0.95 * hbm - v.weights_bytes - v.workspace_bytes - v.runtime_bytes));
+  // The difference is 5% of what the model and runtime hold.
+  CHECK(t.kv_bytes - v.kv_bytes ==
+        doctest::Approx(0.05 * (t.weights_bytes + t.workspace_bytes + t.runtime_bytes)).epsilon(1e-9));
+}

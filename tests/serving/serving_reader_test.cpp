@@ -71,6 +71,9 @@ TEST_CASE("serving reader: bad input names the key and the fix") {
   e = error_of("  decode_attention: tensor\n");
   CHECK(has(e, "serving.decode_attention"));
   CHECK(has(e, "vector | matrix"));
+  e = error_of("  gpu_memory_utilization: 0.9\n  kv_cache_free_memory_fraction: 0.9\n");
+  CHECK(has(e, "serving.kv_cache_free_memory_fraction"));
+  CHECK(has(e, "keep one"));
 }
 
 TEST_CASE("serving memory: a model that does not fit is a PlanError naming the fix") {

@@ -69,6 +69,10 @@ struct ServingConfig {
   double swap_space_bytes = 4.0 * (1ull << 30);  // CPU swap space per GPU (vLLM swap_space 4 GiB)
   bool prefix_caching = false;
   double gpu_memory_utilization = 0.9;  // share of HBM the engine may use (vLLM default 0.9)
+  // TensorRT-LLM's kv_cache_free_gpu_mem_fraction: the KV cache takes this share of the memory
+  // still free after weights, activations and runtime are allocated (0: vLLM's
+  // gpu_memory_utilization applies instead). Key `kv_cache_free_memory_fraction`.
+  double kv_free_memory_fraction = 0;
   // Host time of one iteration that the GPU does not overlap (schedule, prepare inputs, sample,
   // detokenize). Calibratable; the default is stated in serving_reader.cpp with its source.
   double cpu_overhead_s = 0;

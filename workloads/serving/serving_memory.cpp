@@ -53,7 +53,7 @@ ReplicaMemory replica_memory(const ModelSpec& m, const PoolConfig& pool, const S
   const int tp = pool.parallelism.tp, pp = pool.parallelism.pp;
   ReplicaMemory r;
   r.block_tokens = cfg.block_tokens;
-  r.usable_bytes = pool.gpu.hbm_capacity_bytes * cfg.gpu_memory_utilization;
+  r.usable_bytes = pool.gpu.hbm_capacity_bytes * (cfg.kv_free_memory_fraction > 0 ? 1.0 : cfg.gpu_memory_utilization);
   r.weights_bytes = stage_weight_bytes(m, pp, cfg.precision) / tp;
   if (cfg.speculative) r.weights_bytes += stage_weight_bytes(cfg.speculative->draft, 1, cfg.precision) / tp;
   // Workspace: the live activations of the largest iteration (residual stream, QKV, gate+up and
@@ -67,6 +67,7 @@ ReplicaMemory replica_memory(const ModelSpec& m, const PoolConfig& pool, const S
   const double layers = std::ceil(static_cast<double>(m.layers) / pp);
   r.kv_bytes_per_token = kv_per_token_per_gpu(m, layers, tp, cfg.kv_dtype);
   r.kv_bytes = r.usable_bytes - r.weights_bytes - r.workspace_bytes - r.runtime_bytes;
+  if (cfg.kv_free_memory_fraction > 0) r.kv_bytes *= cfg.kv_free_memory_fraction;  // TensorRT-LLM
   const double block_bytes = r.kv_bytes_per_token * cfg.block_tokens;
   r.kv_blocks = r.kv_bytes > 0 ? static_cast<std::int64_t>(std::floor(r.kv_bytes / block_bytes)) : 0;
   if (r.kv_blocks <= 0) {
