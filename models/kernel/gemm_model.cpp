@@ -65,7 +65,6 @@ constexpr std::array<GemmTile, 2> kBlackwellPairTiles = {{
     {256, 128, 4, 1, 8, 2},
 }};
 // --- end of Blackwell / fp4 specifics ---
-// --- end of Blackwell / fp4 specifics ---
 
 // What stays the same for every candidate of one call (reciprocals: the planner calls this
 // millions of times, and divisions dominate).
