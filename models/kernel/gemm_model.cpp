@@ -42,10 +42,38 @@ double matrix_rate_per_sm(const hw::GpuSpec& gpu, DType t) {
   return (half > 0 ? half : gpu.peak(DType::kFp32)) / gpu.sm_count;
 }
 
+// --- Blackwell / fp4 specifics (kept apart from the Ampere/Hopper paths above and below) ---
+// NVFP4 (the fp4 format of Blackwell's tensor cores): e2m1 values plus one e4m3 scale per 16
+// values along K, so an fp4 operand moves 0.5 + 1/16 = 0.5625 bytes per element (NVIDIA,
+// "Introducing NVFP4 for efficient and accurate low-precision inference", 2025; PTX ISA
+// tcgen05.mma block_scale, scale_vec::4X = one scale per 16 K elements).
+double operand_bytes(DType dtype) { return dtype_bytes(dtype) + (dtype == DType::kFp4 ? 1.0 / 16 : 0.0); }
+
+// Blackwell's tcgen05.mma reads both operands from shared memory through matrix descriptors
+// and accumulates in tensor memory (PTX ISA 8.7, tcgen05; CUTLASS sm100 collective mainloops):
+// there are no per-warp register fragments, so the Ampere ldmatrix traffic that the smem term
+// counts does not exist, and the load/store path's 128 B/clk (32 banks x 4 B) is not the path
+// the tensor cores read through (at that width a 128x128 bf16 tile could reach only half of
+// B200's measured 1745 TFLOP/s MAMF). The main loop's rate is the measured MAMF (matrix term).
+bool mma_reads_shared_memory_directly(const hw::GpuSpec& gpu) { return gpu.architecture == "blackwell"; }
+
+// Blackwell's large-GEMM tiles: a CTA pair (cta_group::2) computes a 256-row tile, each SM
+// holding 128 rows of A and half of B, so the pair reads BM + BN operand rows per K step for
+// twice the outputs of a one-SM tile (CUTLASS sm100 2-SM UMMA 256x128 and 256x256 tiles; the
+// cuBLAS sm100 "2sm" kernels). With fp4 and fp8 operands a one-SM 128x128 tile would need more
+// L2 bandwidth per FLOP than the matrix rate leaves. Stages: CUTLASS fills the 228 KB of SMEM.
+constexpr std::array<GemmTile, 2> kBlackwellPairTiles = {{
+    {256, 256, 4, 1, 6, 2},
+    {256, 128, 4, 1, 8, 2},
+}};
+// --- end of Blackwell / fp4 specifics ---
+
 // What stays the same for every candidate of one call (reciprocals: the planner calls this
 // millions of times, and divisions dominate).
 struct Problem {
   double m, n, k, batch, e;
+  double eo;          // operand bytes per element, block scales included (fp4)
+  bool smem_unbound;  // the MMA reads its operands from shared memory itself (Blackwell)
   double sms, inv_sms, inv_rate_sm, inv_smem_bw, inv_l2_bw, inv_hbm_bw, latency, l2_half, bk, inv_bk;
   double a, b, c;  // operand and result bytes of one product
   double launch, tile_overhead;
@@ -58,6 +86,8 @@ Problem make_problem(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype,
   Problem q;
   q.m = std::max(1.0, m), q.n = std::max(1.0, n), q.k = std::max(1.0, k), q.batch = std::max(1.0, batch);
   q.e = dtype_bytes(dtype);
+  q.eo = operand_bytes(dtype);
+  q.smem_unbound = mma_reads_shared_memory_directly(gpu);
   q.sms = gpu.sm_count;
   q.inv_sms = 1 / q.sms;
   q.inv_rate_sm = 1 / (matrix_rate_per_sm(gpu, dtype) * p.matrix_efficiency);
@@ -68,7 +98,7 @@ Problem make_problem(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype,
   q.l2_half = gpu.l2_bytes / 2;  // an operand "fits" when it leaves room for the other streams
   q.bk = kStageKBytes / q.e;     // a power of two: the reciprocal is exact
   q.inv_bk = 1 / q.bk;
-  q.a = q.m * q.k * q.e, q.b = q.k * q.n * q.e, q.c = q.m * q.n * q.e;
+  q.a = q.m * q.k * q.eo, q.b = q.k * q.n * q.eo, q.c = q.m * q.n * q.e;
   q.launch = p.launch_overhead_s;
   q.tile_overhead = p.tile_overhead_s;
   q.inv_sustained = 1 / std::clamp(p.sustained_clock_fraction, 0.05, 1.0);
@@ -78,9 +108,9 @@ Problem make_problem(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype,
 }
 
 double occupancy(const hw::GpuSpec& gpu, const GemmTile& t) {
-  const double smem = t.stages * (t.bm + t.bn) * kStageKBytes;
+  const double smem = t.stages * (t.bm + t.bn) * kStageKBytes / t.sms;  // a CTA pair splits A and B
   const double threads = 32.0 * t.warps;
-  const double regs = std::min(kMaxRegsPerThread, t.bm * t.bn / threads + kRegsBase) * threads;
+  const double regs = std::min(kMaxRegsPerThread, t.bm * t.bn / t.sms / threads + kRegsBase) * threads;
   const double by_smem = std::floor(gpu.smem_per_sm_bytes / smem);
   const double by_regs = std::floor(gpu.registers() / regs);
   const double by_warps = std::floor(static_cast<double>(gpu.max_warps()) / t.warps);
@@ -102,13 +132,13 @@ TileSetup setup(const Problem& q, const GemmTile& t, double occ) {
   TileSetup s;
   s.t = &t;
   s.occ = occ;
-  s.slots = q.sms * occ;
+  s.slots = q.sms / t.sms * occ;
   s.inv_slots = 1 / s.slots;
   s.tm = std::ceil(q.m * (1.0 / t.bm)), s.tn = std::ceil(q.n * (1.0 / t.bn));  // tile sizes: powers of two
-  s.mma_per_k = 2.0 * t.bm * t.bn * q.inv_rate_sm;
+  s.mma_per_k = 2.0 * t.bm * t.bn * q.inv_rate_sm / t.sms;  // per SM group (one SM, or a pair)
   const double warp_cols = static_cast<double>(t.warps) / t.warp_rows;
   s.smem_per_k = (t.warps * (t.bm / t.warp_rows + t.bn / warp_cols) + (t.bm + t.bn)) * q.e * q.inv_smem_bw;
-  s.l2_per_k = (std::min<double>(t.bm, q.m) + std::min<double>(t.bn, q.n)) * q.e;
+  s.l2_per_k = (std::min<double>(t.bm, q.m) + std::min<double>(t.bn, q.n)) * q.eo;
   // A wave covers the squarest block of tiles (CUTLASS's swizzle): operands that do not fit in
   // L2 are read once per block of the other dimension.
   const double wave_tiles = std::min(s.tm * s.tn, s.slots);
@@ -133,10 +163,10 @@ SplitCost with_split(const Problem& q, const TileSetup& s, int split) {
   const double k_pad = std::ceil(k_split * q.inv_bk) * q.bk;
   r.tiles = s.tm * s.tn * q.batch * split;
   r.waves = std::ceil(r.tiles * s.inv_slots);
-  const double per_sm_tiles = std::ceil(r.tiles * q.inv_sms);  // round-robin: the busiest SM decides
+  const double per_sm_tiles = std::ceil(r.tiles * s.t->sms * q.inv_sms);  // round-robin: the busiest SM (pair) decides
   const double partials = split > 1 ? 2.0 * split * q.m * q.n * 4 * q.batch : 0;  // fp32 partial sums
   const double t_matrix = per_sm_tiles * k_pad * s.mma_per_k;
-  const double t_smem = per_sm_tiles * k_pad * s.smem_per_k;
+  const double t_smem = q.smem_unbound ? 0.0 : per_sm_tiles * k_pad * s.smem_per_k;
   const double t_l2 = r.tiles * s.l2_per_k * k_split * q.inv_l2_bw;
   const double t_hbm = (s.hbm_unsplit + partials) * q.inv_hbm_bw;
   const double t_stream = std::max(1.0, per_sm_tiles / s.occ) * k_split * s.stream_per_k;
@@ -195,17 +225,15 @@ GemmPlan gemm_plan(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, d
     const SplitCost c = with_split(q, s, split);
     if (c.time_s < best.time_s) best = c, best_tile = s.t, best_split = split;
   };
-  // Small M: the short tiles first (reverse order), so that the bound below prunes early.
-  for (std::size_t i = 0; i < kTiles.size(); ++i) {
-    const GemmTile& t = q.m < kMinRowsOfTallTiles ? kTiles[kTiles.size() - 1 - i] : kTiles[i];
-    if (t.bm < min_bm) continue;
+  auto try_tile = [&](const GemmTile& t) {
+    if (t.bm < min_bm) return;
     const double occ = occupancy(gpu, t);
-    if (occ < 1) continue;
+    if (occ < 1) return;
     const TileSetup s = setup(q, t, occ);
     // No split of this tile can beat the best so far when even its lower bound (one wave, all
     // SMs busy, no partial sums) does not.
-    const double work = s.tm * s.tn * q.batch * q.k * s.mma_per_k * q.inv_sms;
-    if (q.launch + q.tile_overhead + std::max(work, s.hbm_unsplit * q.inv_hbm_bw) >= best.time_s) continue;
+    const double work = s.tm * s.tn * q.batch * q.k * s.mma_per_k * t.sms * q.inv_sms;
+    if (q.launch + q.tile_overhead + std::max(work, s.hbm_unsplit * q.inv_hbm_bw) >= best.time_s) return;
     consider(s, 1);
     // Split-K when the output tiles leave SMs idle: every factor up to the one that fills every
     // CTA slot. The candidates do not depend on K, and a larger M, N or batch only removes
@@ -213,7 +241,12 @@ GemmPlan gemm_plan(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, d
     const double output_tiles = s.tm * s.tn * q.batch;
     const int fill_slots = static_cast<int>(std::min(std::ceil(s.slots / output_tiles), kMaxSplit));
     for (int split = 2; split <= fill_slots; ++split) consider(s, split);
-  }
+  };
+  // Small M: the short tiles first (reverse order), so that the bound below prunes early.
+  for (std::size_t i = 0; i < kTiles.size(); ++i)
+    try_tile(q.m < kMinRowsOfTallTiles ? kTiles[kTiles.size() - 1 - i] : kTiles[i]);
+  if (q.smem_unbound)  // Blackwell: the CTA-pair tiles as well
+    for (const GemmTile& t : kBlackwellPairTiles) try_tile(t);
   return make_plan(q, setup(q, *best_tile, occupancy(gpu, *best_tile)), best_split, best);
 }
 

@@ -21,6 +21,9 @@
 // plus a launch overhead and a prologue/epilogue per wave. The tile and split-K with the
 // least time are chosen, as a heuristic that knew the hardware would, except that tiles shorter
 // than M are not used below M = 128 (cuBLAS keeps one row of tiles there).
+// Blackwell (tcgen05): the tensor cores read both operands from shared memory themselves, so the
+// smem term does not apply; CTA-pair tiles (256 x 128, 256 x 256 over two SMs) join the
+// candidates; fp4 operands (NVFP4) carry one 1-byte scale per 16 values in the L2/HBM terms.
 #include <span>
 
 #include "hw/dtype.hpp"
@@ -35,6 +38,8 @@ struct GemmTile {
   int warps = 4;           // warps per CTA, laid out as warp_rows x (warps / warp_rows)
   int warp_rows = 2;
   int stages = 4;          // shared-memory pipeline depth (multi-stage cp.async / TMA)
+  int sms = 1;             // SMs computing the tile together: 2 for Blackwell's CTA-pair MMA
+                           // (tcgen05 cta_group::2), each SM holding BM/2 x BN of it
 };
 
 // The candidate set (CUTLASS sm80 defaults for 16-bit operands, plus short tiles for skinny

@@ -29,6 +29,7 @@ TEST_CASE("serving reader: keys, defaults and pools") {
   CHECK(c.pools[0].parallelism.tp == 2);
   CHECK(c.precision == DType::kFp8);
   CHECK(c.kv_dtype == DType::kBf16);  // vLLM "auto"
+  CHECK_FALSE(c.decode_attention_matrix);  // vLLM's CUDA-core paged attention
   CHECK(c.scheduler == "sarathi");
   CHECK(c.chunked_prefill == 256);
   CHECK(c.slo.ttft_s == doctest::Approx(0.5));
@@ -67,6 +68,12 @@ TEST_CASE("serving reader: bad input names the key and the fix") {
   CHECK(has(e, "max_batch_tokens"));  // did-you-mean hint
   e = error_of("  disaggregation: {prefill_replicas: 1}\n");
   CHECK(has(e, "decode_replicas"));
+  e = error_of("  decode_attention: tensor\n");
+  CHECK(has(e, "serving.decode_attention"));
+  CHECK(has(e, "vector | matrix"));
+  e = error_of("  gpu_memory_utilization: 0.9\n  kv_cache_free_memory_fraction: 0.9\n");
+  CHECK(has(e, "serving.kv_cache_free_memory_fraction"));
+  CHECK(has(e, "keep one"));
 }
 
 TEST_CASE("serving memory: a model that does not fit is a PlanError naming the fix") {

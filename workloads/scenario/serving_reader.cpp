@@ -130,6 +130,15 @@ void read_engine(const Node& n, ServingConfig& c) {
     c.gpu_memory_utilization = n["gpu_memory_utilization"].as_fraction();
     if (c.gpu_memory_utilization <= 0) n["gpu_memory_utilization"].fail("must be above 0", "vLLM's default is 0.9");
   }
+  if (n.has("kv_cache_free_memory_fraction")) {
+    if (n.has("gpu_memory_utilization"))
+      n["kv_cache_free_memory_fraction"].fail("gpu_memory_utilization is set as well",
+                                              "keep one: vLLM's gpu_memory_utilization or TensorRT-LLM's free-memory fraction");
+    c.kv_free_memory_fraction = n["kv_cache_free_memory_fraction"].as_fraction();
+    if (c.kv_free_memory_fraction <= 0)
+      n["kv_cache_free_memory_fraction"].fail("must be above 0", "TensorRT-LLM's default is 0.9");
+  }
+  if (n.has("decode_attention")) c.decode_attention_matrix = n["decode_attention"].as_choice({"vector", "matrix"}) == "matrix";
   c.cpu_overhead_s = n.has("cpu_overhead") ? n["cpu_overhead"].as_nonnegative_quantity(units::Dimension::kTime)
                                            : kDefaultCpuOverheadS;
 }
@@ -141,7 +150,7 @@ ServingConfig read_serving(const Node& n, const hw::Catalog& catalog, const topo
   n.expect_map();
   n.check_keys({"replicas", "parallelism", "precision", "kv_cache_dtype", "scheduler", "max_batch_tokens", "max_num_seqs",
                 "chunked_prefill", "block_size", "watermark", "preemption", "swap_space", "prefix_caching",
-                "gpu_memory_utilization", "cpu_overhead", "disaggregation", "router", "workload", "slo", "speculative"});
+                "gpu_memory_utilization", "kv_cache_free_memory_fraction", "cpu_overhead", "decode_attention", "disaggregation", "router", "workload", "slo", "speculative"});
   ServingConfig c;
   c.base_dir = base_dir;
   if (n.has("precision")) c.precision = read_dtype(n["precision"], {"fp32", "fp16", "bf16", "fp8", "fp4", "int8"});

@@ -59,6 +59,7 @@ struct CostModelInputs {
   double cpu_overhead_s = 0;
   double host_link_bandwidth = 0;  // B/s GPU <-> host (PCIe) for swapping
   const SpeculativeConfig* speculative = nullptr;
+  bool decode_attention_matrix = false;  // ServingConfig::decode_attention_matrix
 };
 
 class IterationCostModel {

@@ -79,7 +79,12 @@ std::optional<double> Replica::start_iteration(double now) {
   state_.rejected_ids().clear();
   if (batch_.items.empty()) return std::nullopt;
   build_shape();
-  const double duration = cost_.time(shape_).total;
+  const IterationTime it = cost_.time(shape_);
+  const double duration = it.total;
+  stats_.linear_s += it.linear;
+  stats_.attention_s += it.attention;
+  stats_.cpu_s += it.cpu;
+  stats_.decode_seq_iterations += shape_.decodes;
   const KvBlockManager& kv = state_.blocks();
   const double util = kv.total_blocks() > 0 ? static_cast<double>(kv.used_blocks()) / static_cast<double>(kv.total_blocks()) : 0;
   stats_.kv_peak_utilization = std::max(stats_.kv_peak_utilization, util);

@@ -36,6 +36,10 @@ struct ReplicaStats {
   double kv_peak_utilization = 0;
   std::int64_t prefill_tokens = 0;
   std::int64_t decode_tokens = 0;
+  // Where the busy time went (IterationTime parts summed over iterations) and the decode batch:
+  // explains a throughput figure (weights-, KV- or compute-bound; batch limited by KV capacity).
+  double linear_s = 0, attention_s = 0, cpu_s = 0;
+  double decode_seq_iterations = 0;  // sum over iterations of the decoding sequences
 };
 
 class Replica {

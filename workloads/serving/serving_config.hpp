@@ -69,9 +69,18 @@ struct ServingConfig {
   double swap_space_bytes = 4.0 * (1ull << 30);  // CPU swap space per GPU (vLLM swap_space 4 GiB)
   bool prefix_caching = false;
   double gpu_memory_utilization = 0.9;  // share of HBM the engine may use (vLLM default 0.9)
+  // TensorRT-LLM's kv_cache_free_gpu_mem_fraction: the KV cache takes this share of the memory
+  // still free after weights, activations and runtime are allocated (0: vLLM's
+  // gpu_memory_utilization applies instead). Key `kv_cache_free_memory_fraction`.
+  double kv_free_memory_fraction = 0;
   // Host time of one iteration that the GPU does not overlap (schedule, prepare inputs, sample,
   // detokenize). Calibratable; the default is stated in serving_reader.cpp with its source.
   double cpu_overhead_s = 0;
+  // Decode attention kernel: false = CUDA-core paged attention (vLLM's paged_attention_v1/v2: each
+  // query head's dot products on the vector units); true = tensor-core GQA decode (TensorRT-LLM
+  // XQA / trtllm-gen, FlashInfer with tensor cores: a KV head's query group forms the rows of one
+  // MMA per loaded K/V block). Key `decode_attention: vector | matrix`.
+  bool decode_attention_matrix = false;
   std::string router = "round-robin";   // router.hpp table
   std::optional<SpeculativeConfig> speculative;
   SloConfig slo;

@@ -12,13 +12,21 @@ namespace {
 
 double d(std::int64_t v) { return static_cast<double>(v); }
 
-// Parameters on the GPU of the heaviest pipeline stage, before the TP split.
-double stage_parameters(const ModelSpec& m, int pp) {
+// Bytes per weight of the decoder layers' linear layers in `precision`. NVFP4 adds one e4m3 scale
+// per 16 values (NVIDIA, "Introducing NVFP4 for efficient and accurate low-precision inference",
+// 2025): 0.5 + 1/16 B.
+double linear_weight_bytes(DType precision) { return dtype_bytes(precision) + (precision == DType::kFp4 ? 1.0 / 16 : 0.0); }
+
+// Weight bytes on the GPU of the heaviest pipeline stage, before the TP split. Quantized
+// checkpoints (ModelOpt FP8/NVFP4, as TensorRT-LLM and vLLM load them) quantize the decoder's
+// linear layers only; the embedding and the LM head stay in 16 bit (precisions below 16 bit).
+double stage_weight_bytes(const ModelSpec& m, int pp, DType precision) {
   const double layers = m.parameter_count() - m.embedding_parameter_count() - m.head_parameter_count();
   const double per_stage = layers / m.layers * std::ceil(static_cast<double>(m.layers) / pp);
   const double outer = pp == 1 ? m.embedding_parameter_count() + m.head_parameter_count()
                                : std::max(m.embedding_parameter_count(), m.head_parameter_count());
-  return per_stage + outer;
+  const double outer_bytes = std::max(dtype_bytes(precision), 2.0);
+  return per_stage * linear_weight_bytes(precision) + outer * outer_bytes;
 }
 
 // Per-GPU KV bytes of one token on a stage of `layers` layers under TP `tp`.
@@ -45,9 +53,9 @@ ReplicaMemory replica_memory(const ModelSpec& m, const PoolConfig& pool, const S
   const int tp = pool.parallelism.tp, pp = pool.parallelism.pp;
   ReplicaMemory r;
   r.block_tokens = cfg.block_tokens;
-  r.usable_bytes = pool.gpu.hbm_capacity_bytes * cfg.gpu_memory_utilization;
-  r.weights_bytes = stage_parameters(m, pp) * dtype_bytes(cfg.precision) / tp;
-  if (cfg.speculative) r.weights_bytes += cfg.speculative->draft.parameter_count() * dtype_bytes(cfg.precision) / tp;
+  r.usable_bytes = pool.gpu.hbm_capacity_bytes * (cfg.kv_free_memory_fraction > 0 ? 1.0 : cfg.gpu_memory_utilization);
+  r.weights_bytes = stage_weight_bytes(m, pp, cfg.precision) / tp;
+  if (cfg.speculative) r.weights_bytes += stage_weight_bytes(cfg.speculative->draft, 1, cfg.precision) / tp;
   // Workspace: the live activations of the largest iteration (residual stream, QKV, gate+up and
   // activation outputs in 16 bit) and fp32 logits of the largest batch, as vLLM's profiling run
   // measures them.
@@ -59,6 +67,7 @@ ReplicaMemory replica_memory(const ModelSpec& m, const PoolConfig& pool, const S
   const double layers = std::ceil(static_cast<double>(m.layers) / pp);
   r.kv_bytes_per_token = kv_per_token_per_gpu(m, layers, tp, cfg.kv_dtype);
   r.kv_bytes = r.usable_bytes - r.weights_bytes - r.workspace_bytes - r.runtime_bytes;
+  if (cfg.kv_free_memory_fraction > 0) r.kv_bytes *= cfg.kv_free_memory_fraction;  // TensorRT-LLM
   const double block_bytes = r.kv_bytes_per_token * cfg.block_tokens;
   r.kv_blocks = r.kv_bytes > 0 ? static_cast<std::int64_t>(std::floor(r.kv_bytes / block_bytes)) : 0;
   if (r.kv_blocks <= 0) {

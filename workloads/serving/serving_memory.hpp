@@ -1,7 +1,8 @@
 #pragma once
 // Memory of one serving replica per GPU: weights, activation workspace and runtime reserve come
 // off the HBM share the engine may use (gpu_memory_utilization, vLLM's semantics); what is left
-// holds the paged KV cache.
+// holds the paged KV cache. With kv_cache_free_memory_fraction (TensorRT-LLM's semantics) the KV
+// cache takes that share of what is left of the whole HBM instead.
 #include <cstdint>
 
 #include "hw/dtype.hpp"
@@ -21,7 +22,7 @@ inline constexpr double kRuntimeReserveBytes = 1.5 * (1ull << 30);
 double kv_cache_bytes(const ModelSpec& model, double tokens, DType kv_dtype);
 
 struct ReplicaMemory {
-  double usable_bytes = 0;      // per GPU: HBM x gpu_memory_utilization
+  double usable_bytes = 0;      // per GPU: HBM x gpu_memory_utilization (whole HBM with the free fraction)
   double weights_bytes = 0;     // per GPU (heaviest pipeline stage), draft model included
   double workspace_bytes = 0;   // per GPU: activations of the largest iteration + logits
   double runtime_bytes = kRuntimeReserveBytes;

@@ -18,7 +18,10 @@ nlohmann::json pools_json(const ServingResult& r) {
                      {"kv_cache_per_gpu_bytes", p.memory.kv_bytes},
                      {"kv_cache_tokens_per_replica", p.memory.kv_tokens()},
                      {"busy_fraction", p.busy_fraction},
-                     {"iterations", p.iterations}});
+                     {"iterations", p.iterations},
+                     {"mean_decode_batch", p.mean_decode_batch},
+                     {"busy_time_split",
+                      {{"linear", p.linear_fraction}, {"attention", p.attention_fraction}, {"cpu", p.cpu_fraction}}}});
   }
   return pools;
 }
@@ -47,6 +50,7 @@ nlohmann::json serving_result_json(const Scenario& s, const ServingResult& r, co
             {"chunked_prefill", c.chunked_prefill},
             {"prefix_caching", c.prefix_caching},
             {"cpu_overhead_s", c.cpu_overhead_s},
+            {"decode_attention", c.decode_attention_matrix ? "matrix" : "vector"},
             {"workload", workload}}},
           {"requests_completed", r.completed},
           {"requests_rejected", r.rejected},

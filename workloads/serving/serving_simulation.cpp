@@ -126,7 +126,7 @@ void ServingRun::build() {
     for (int i = 0; i < pc.replicas; ++i) {
       CostModelInputs ci{in_.model, pc.gpu, pc.kernel, in_.collective, links_of(in_.cluster), in_.cluster.gpus_per_node,
                          pc.parallelism, cfg.precision, cfg.kv_dtype, cfg.cpu_overhead_s, pc.host_bandwidth,
-                         cfg.speculative ? &*cfg.speculative : nullptr};
+                         cfg.speculative ? &*cfg.speculative : nullptr, cfg.decode_attention_matrix};
       ReplicaSetup setup{static_cast<int>(replicas_.size()), pc.role, cfg.scheduler, limits, pool.memory.kv_blocks,
                          cfg.block_tokens, cfg.watermark, pool.memory.kv_bytes_per_token, ci.speculative};
       pool.replicas.push_back(static_cast<std::uint32_t>(replicas_.size()));
@@ -236,12 +236,18 @@ ServingResult ServingRun::result() const {
   int serving_gpus = 0;
   for (const Pool& pool : pools_) {
     PoolResult pr{pool.config.role, pool.config.replicas, pool.config.parallelism, pool.config.gpu.name, pool.memory, 0, 0};
+    double pool_busy = 0;
     for (const std::uint32_t i : pool.replicas) {
       const Replica& rep = *replicas_[i];
       const ReplicaStats& st = rep.stats();
       const double busy = std::min(1.0, st.busy_s / t);
       pr.busy_fraction += busy / pool.config.replicas;
       pr.iterations += st.iterations;
+      pool_busy += st.busy_s;
+      pr.linear_fraction += st.linear_s;
+      pr.attention_fraction += st.attention_s;
+      pr.cpu_fraction += st.cpu_s;
+      pr.mean_decode_batch += st.decode_seq_iterations;
       r.iterations += st.iterations;
       r.preemptions += rep.preemptions();
       r.rejected += static_cast<std::uint64_t>(rep.rejected());
@@ -252,6 +258,8 @@ ServingResult ServingRun::result() const {
       power += gpus * models::gpu_power_w(pool.config.gpu, busy);
       serving_gpus += gpus;
     }
+    if (pool_busy > 0) pr.linear_fraction /= pool_busy, pr.attention_fraction /= pool_busy, pr.cpu_fraction /= pool_busy;
+    if (pr.iterations > 0) pr.mean_decode_batch /= static_cast<double>(pr.iterations);
     r.pools.push_back(pr);
   }
   r.kv_mean_utilization = busy_all > 0 ? r.kv_mean_utilization / busy_all : 0;

@@ -46,6 +46,8 @@ struct PoolResult {
   ReplicaMemory memory;
   double busy_fraction = 0;  // mean over the pool's replicas
   std::int64_t iterations = 0;
+  double linear_fraction = 0, attention_fraction = 0, cpu_fraction = 0;  // of the pool's busy time
+  double mean_decode_batch = 0;  // decoding sequences per iteration
 };
 
 struct ServingResult {
