@@ -4,6 +4,17 @@
 // NIC), with equal-cost choices spread by destination the way InfiniBand's fat-tree routing fills its
 // forwarding tables (D-mod-k: at the i-th multi-way hop take choice (key / k1...k(i-1)) mod ki,
 // key = the destination's rank). Deterministic: the same pair always gets the same route.
+//
+// Cost. A route needs every vertex's hop distance to its destination. Most vertices of a large
+// cluster sit inside nodes that are "sealed": each piece of a node's fabric that a route may
+// cross touches the network at one switch only (a DGX's NICs, each hanging off its own GPU), so
+// no shortest path between two other vertices passes through it, and a vertex in it is exactly
+// its hops to that switch plus the switch's distance. The distances to a destination are
+// therefore kept for the "core" only (network switches, gateways, and every vertex of a node
+// that is not sealed, such as a PCIe server whose NICs share a PCIe tree) and for the
+// destination's own node; the rest is derived. A 16,384-GPU fat-tree's core is ~1,500
+// switches instead of ~35,000 vertices. Routes are identical to those of a breadth-first search
+// over the whole graph (tests/topologies/routing_test.cpp compares them).
 #include <cstdint>
 #include <span>
 #include <unordered_map>
@@ -24,16 +35,47 @@ class Router {
   const Topology& topology() const { return t_; }
   // Whether a route towards `dst` may reach `v` (in_node: the route stays inside dst's node).
   bool usable(Vertex v, Vertex dst, bool in_node) const;
+  // Vertices whose distances each destination keeps (see above); for reports and benchmarks.
+  std::size_t core_size() const { return core_.size(); }
 
  private:
-  const std::vector<std::uint16_t>& distances_to(Vertex dst, bool in_node);
+  static constexpr std::uint16_t kFar = 0xffff;
+  static constexpr std::int32_t kNone = -1;
+
+  // Hop distances towards one destination: core vertices first (by core index), then the
+  // destination node's vertices (by their index in the node) unless the node is in the core.
+  struct Field {
+    Vertex dst = 0;
+    bool in_node = false;
+    bool node_local = false;  // dst's node vertices follow the core
+    std::vector<std::uint16_t> dist;
+  };
+  const Field& field(Vertex dst, bool in_node);
+  void fill(Field& f);
+  std::uint16_t distance(const Field& f, Vertex v) const;
   std::uint64_t key_of(Vertex v) const;
 
   const Topology& t_;
   std::vector<std::int64_t> rank_of_;  // per vertex: GPU rank, or -1
-  std::unordered_map<std::uint64_t, std::vector<std::uint16_t>> dist_;  // by (dst, in_node)
+  std::vector<Vertex> core_;           // core vertices by core index
+  std::vector<std::int32_t> core_index_;   // per vertex: core index, or kNone
+  std::vector<std::int32_t> local_index_;  // per vertex of a node: its index in the node
+  std::vector<std::vector<Vertex>> node_vertices_;
+  std::vector<char> node_sealed_;
+  // Per vertex of a sealed node that a route may cross: the one switch its piece of fabric
+  // touches (kNoVertex: none) and its hops to that switch.
+  std::vector<Vertex> exit_;
+  std::vector<std::uint16_t> exit_hops_;
+  // Core adjacency (core neighbours only), compressed rows by core index.
+  std::vector<std::uint32_t> core_row_;
+  std::vector<Vertex> core_adj_;
+  std::unordered_map<std::uint64_t, Field> fields_;  // by (dst, in_node)
   // Node-based map: a route's storage never moves once computed, so spans stay valid.
   std::unordered_map<std::uint64_t, std::vector<ChannelId>> routes_;
+  // Scratch of fill(): BFS queue and the core vertices' edges into the destination's node.
+  std::vector<Vertex> queue_;
+  std::vector<std::int32_t> extra_head_;
+  std::vector<std::pair<Vertex, std::int32_t>> extra_;  // (node vertex, next) lists
 };
 
 }  // namespace exasim::topologies
