@@ -82,6 +82,17 @@ Router::Router(const Topology& t)
       }
     }
   }
+  // A GPU linked straight into another node's fabric opens both nodes (no builder does this).
+  for (int r = 0; r < t.gpu_count(); ++r) {
+    const Vertex v = t.gpu(r);
+    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+      const int other = g[boost::target(*e, g)].node;
+      if (other >= 0 && other != g[v].node) {
+        node_sealed_[static_cast<std::size_t>(other)] = 0;
+        if (g[v].node >= 0) node_sealed_[static_cast<std::size_t>(g[v].node)] = 0;
+      }
+    }
+  }
   for (Vertex v = 0; v < n_vertices; ++v) {
     if (g[v].node >= 0 && node_sealed_[static_cast<std::size_t>(g[v].node)]) continue;
     core_index_[v] = static_cast<std::int32_t>(core_.size());
@@ -96,74 +107,95 @@ Router::Router(const Topology& t)
     }
     core_row_.push_back(static_cast<std::uint32_t>(core_adj_.size()));
   }
-  extra_head_.assign(core_.size(), kNone);
 }
 
 std::uint64_t Router::key_of(Vertex v) const {
   return rank_of_[v] >= 0 ? static_cast<std::uint64_t>(rank_of_[v]) : static_cast<std::uint64_t>(v);
 }
 
-// Breadth-first search from the destination over the vertices its field keeps.
-void Router::fill(Field& f) {
+// Breadth-first search from dst over the vertices a route to it may use: with in_node, or when
+// dst sits in a sealed node, over dst's node (routes that stay inside it); else over the core.
+void Router::search(Vertex dst, bool in_node, std::vector<std::uint16_t>& dist) {
   const Graph& g = t_.graph();
-  const Vertex dst = f.dst;
   const int node = g[dst].node;
-  const auto core = static_cast<std::int32_t>(core_.size());
+  const bool core = !in_node && core_index_[dst] != kNone;
   auto index = [&](Vertex v) -> std::int32_t {
-    if (f.in_node) return g[v].node == node ? local_index_[v] : kNone;
-    if (core_index_[v] != kNone) return core_index_[v];
-    return f.node_local && g[v].node == node ? core + local_index_[v] : kNone;
+    if (core) return core_index_[v];
+    return g[v].node == node ? local_index_[v] : kNone;
   };
-  const std::size_t own = node >= 0 ? node_vertices_[static_cast<std::size_t>(node)].size() : 0;
-  f.dist.assign(f.in_node ? own : static_cast<std::size_t>(core) + (f.node_local ? own : 0), kFar);
-  // Edges from the core into the destination's node, so the search can enter it from outside.
-  std::vector<std::int32_t> touched;
-  if (f.node_local) {
-    for (Vertex v : node_vertices_[static_cast<std::size_t>(node)]) {
-      for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
-        const std::int32_t c = core_index_[boost::target(*e, g)];
-        if (c == kNone) continue;
-        if (extra_head_[static_cast<std::size_t>(c)] == kNone) touched.push_back(c);
-        extra_.emplace_back(v, extra_head_[static_cast<std::size_t>(c)]);
-        extra_head_[static_cast<std::size_t>(c)] = static_cast<std::int32_t>(extra_.size() - 1);
-      }
-    }
-  }
-  auto visit = [&](Vertex w, std::uint16_t d) {
-    const std::int32_t i = index(w);
-    if (i == kNone || f.dist[static_cast<std::size_t>(i)] != kFar || !usable(w, dst, f.in_node)) return;
-    f.dist[static_cast<std::size_t>(i)] = d;
-    queue_.push_back(w);
-  };
+  dist.assign(core ? core_.size() : node_vertices_[static_cast<std::size_t>(node)].size(), kFar);
+  dist[static_cast<std::size_t>(index(dst))] = 0;
   queue_.assign(1, dst);
-  f.dist[static_cast<std::size_t>(index(dst))] = 0;
   for (std::size_t q = 0; q < queue_.size(); ++q) {
     const Vertex u = queue_[q];
-    const auto d = static_cast<std::uint16_t>(f.dist[static_cast<std::size_t>(index(u))] + 1);
-    const std::int32_t c = f.in_node ? kNone : core_index_[u];
-    if (c == kNone) {
-      for (auto [e, end] = boost::out_edges(u, g); e != end; ++e) visit(boost::target(*e, g), d);
-      continue;
+    const auto d = static_cast<std::uint16_t>(dist[static_cast<std::size_t>(index(u))] + 1);
+    auto visit = [&](Vertex w) {
+      const std::int32_t i = index(w);
+      if (i == kNone || dist[static_cast<std::size_t>(i)] != kFar || !usable(w, dst, in_node)) return;
+      dist[static_cast<std::size_t>(i)] = d;
+      queue_.push_back(w);
+    };
+    if (core) {
+      const auto c = static_cast<std::size_t>(core_index_[u]);
+      for (std::uint32_t k = core_row_[c]; k < core_row_[c + 1]; ++k) visit(core_adj_[k]);
+    } else {
+      for (auto [e, end] = boost::out_edges(u, g); e != end; ++e) visit(boost::target(*e, g));
     }
-    for (std::uint32_t k = core_row_[static_cast<std::size_t>(c)]; k < core_row_[static_cast<std::size_t>(c) + 1]; ++k)
-      visit(core_adj_[k], d);
-    for (std::int32_t k = extra_head_[static_cast<std::size_t>(c)]; k != kNone; k = extra_[static_cast<std::size_t>(k)].second)
-      visit(extra_[static_cast<std::size_t>(k)].first, d);
   }
-  for (std::int32_t c : touched) extra_head_[static_cast<std::size_t>(c)] = kNone;
-  extra_.clear();
+}
+
+const std::vector<std::uint16_t>& Router::core_field(Vertex from) {
+  if (auto it = core_fields_.find(from); it != core_fields_.end()) return it->second;
+  std::vector<std::uint16_t> dist;
+  search(from, false, dist);
+  return core_fields_.emplace(from, std::move(dist)).first->second;
 }
 
 const Router::Field& Router::field(Vertex dst, bool in_node) {
   const std::uint64_t key = (static_cast<std::uint64_t>(dst) << 1) | (in_node ? 1 : 0);
   if (auto it = fields_.find(key); it != fields_.end()) return it->second;
+  const Graph& g = t_.graph();
   Field f;
   f.dst = dst;
   f.in_node = in_node;
-  const int node = t_.vertex(dst).node;
-  f.node_local = !in_node && node >= 0 && node_sealed_[static_cast<std::size_t>(node)];
-  fill(f);
+  f.node_local = !in_node && core_index_[dst] == kNone;
+  search(dst, in_node, f.dist);
+  if (f.node_local) {
+    // Where routes from outside enter dst's node: the exit switch of each piece of its fabric
+    // next to dst (or holding it), or a network vertex dst is linked to itself.
+    const int node = g[dst].node;
+    std::vector<std::pair<Vertex, std::uint16_t>> entries;
+    auto enter = [&](Vertex x, std::uint16_t hops) {
+      for (auto& [y, h] : entries)
+        if (y == x) return void(h = std::min(h, hops));
+      entries.emplace_back(x, hops);
+    };
+    if (t_.transit(dst) && exit_[dst] != Topology::kNoVertex) enter(exit_[dst], exit_hops_[dst]);
+    for (auto [e, end] = boost::out_edges(dst, g); e != end; ++e) {
+      const Vertex w = boost::target(*e, g);
+      if (core_index_[w] != kNone) enter(w, 1);
+      else if (g[w].node == node && t_.transit(w) && exit_[w] != Topology::kNoVertex)
+        enter(exit_[w], static_cast<std::uint16_t>(exit_hops_[w] + 1));
+    }
+    for (const auto& [x, hops] : entries) f.exits.emplace_back(&core_field(x), hops);
+    // A vertex of dst's node reaches dst inside the node, or out through its exit and back.
+    for (Vertex v : node_vertices_[static_cast<std::size_t>(node)]) {
+      if (exit_[v] == Topology::kNoVertex) continue;
+      const std::uint16_t via = core_distance(f, core_index_[exit_[v]]);
+      std::uint16_t& d = f.dist[static_cast<std::size_t>(local_index_[v])];
+      if (via != kFar) d = std::min(d, static_cast<std::uint16_t>(via + exit_hops_[v]));
+    }
+  }
   return fields_.emplace(key, std::move(f)).first->second;
+}
+
+std::uint16_t Router::core_distance(const Field& f, std::int32_t core_index) const {
+  const auto c = static_cast<std::size_t>(core_index);
+  if (!f.node_local) return f.dist[c];
+  std::uint16_t best = kFar;
+  for (const auto& [from, hops] : f.exits)
+    if ((*from)[c] != kFar) best = std::min(best, static_cast<std::uint16_t>((*from)[c] + hops));
+  return best;
 }
 
 // Hops from v to the field's destination (kFar: unreachable or not usable on the way).
@@ -171,12 +203,12 @@ std::uint16_t Router::distance(const Field& f, Vertex v) const {
   const Graph& g = t_.graph();
   const int node = g[f.dst].node;
   if (f.in_node) return g[v].node == node ? f.dist[static_cast<std::size_t>(local_index_[v])] : kFar;
-  if (core_index_[v] != kNone) return f.dist[static_cast<std::size_t>(core_index_[v])];
-  if (f.node_local && g[v].node == node) return f.dist[core_.size() + static_cast<std::size_t>(local_index_[v])];
+  if (core_index_[v] != kNone) return core_distance(f, core_index_[v]);
+  if (f.node_local && g[v].node == node) return f.dist[static_cast<std::size_t>(local_index_[v])];
   // A vertex of another sealed node: through the one switch its piece of fabric touches.
   const Vertex x = exit_[v];
   if (x == Topology::kNoVertex) return kFar;
-  const std::uint16_t via = f.dist[static_cast<std::size_t>(core_index_[x])];
+  const std::uint16_t via = core_distance(f, core_index_[x]);
   return via == kFar ? kFar : static_cast<std::uint16_t>(via + exit_hops_[v]);
 }
 

@@ -9,12 +9,13 @@
 // cluster sit inside nodes that are "sealed": each piece of a node's fabric that a route may
 // cross touches the network at one switch only (a DGX's NICs, each hanging off its own GPU), so
 // no shortest path between two other vertices passes through it, and a vertex in it is exactly
-// its hops to that switch plus the switch's distance. The distances to a destination are
-// therefore kept for the "core" only (network switches, gateways, and every vertex of a node
-// that is not sealed, such as a PCIe server whose NICs share a PCIe tree) and for the
-// destination's own node; the rest is derived. A 16,384-GPU fat-tree's core is ~1,500
-// switches instead of ~35,000 vertices. Routes are identical to those of a breadth-first search
-// over the whole graph (tests/topologies/routing_test.cpp compares them).
+// its hops to that switch plus the switch's distance. Distances are therefore searched over the
+// "core" only (network switches, gateways, and every vertex of a node that is not sealed, such
+// as a PCIe server whose NICs sit on different switches), once per switch a destination is
+// entered through (its NIC's leaf), plus a search inside the destination's own node. A
+// 16,384-GPU fat-tree has ~1,300 core vertices of ~37,000, and 512 leaves stand for its 16,384
+// destinations. Routes are identical to those of a breadth-first search over the whole graph
+// (tests/topologies/routing_test.cpp compares them).
 #include <cstdint>
 #include <span>
 #include <unordered_map>
@@ -42,16 +43,22 @@ class Router {
   static constexpr std::uint16_t kFar = 0xffff;
   static constexpr std::int32_t kNone = -1;
 
-  // Hop distances towards one destination: core vertices first (by core index), then the
-  // destination node's vertices (by their index in the node) unless the node is in the core.
+  // Hop distances towards one destination. In-node routes: the node's vertices (by index in
+  // the node). A destination in the core: the core (by core index). A destination in a sealed
+  // node: its node's vertices, and for the core the nearest of the node's exit switches it
+  // enters through (hops from the switch to dst, plus the switch's own field).
   struct Field {
     Vertex dst = 0;
     bool in_node = false;
-    bool node_local = false;  // dst's node vertices follow the core
+    bool node_local = false;
     std::vector<std::uint16_t> dist;
+    std::vector<std::pair<const std::vector<std::uint16_t>*, std::uint16_t>> exits;
   };
   const Field& field(Vertex dst, bool in_node);
-  void fill(Field& f);
+  // Hops to `from` over the core alone, for every core vertex (a network switch's field).
+  const std::vector<std::uint16_t>& core_field(Vertex from);
+  void search(Vertex dst, bool in_node, std::vector<std::uint16_t>& dist);
+  std::uint16_t core_distance(const Field& f, std::int32_t core_index) const;
   std::uint16_t distance(const Field& f, Vertex v) const;
   std::uint64_t key_of(Vertex v) const;
 
@@ -70,12 +77,10 @@ class Router {
   std::vector<std::uint32_t> core_row_;
   std::vector<Vertex> core_adj_;
   std::unordered_map<std::uint64_t, Field> fields_;  // by (dst, in_node)
+  std::unordered_map<Vertex, std::vector<std::uint16_t>> core_fields_;  // by switch (node-based: stable)
   // Node-based map: a route's storage never moves once computed, so spans stay valid.
   std::unordered_map<std::uint64_t, std::vector<ChannelId>> routes_;
-  // Scratch of fill(): BFS queue and the core vertices' edges into the destination's node.
-  std::vector<Vertex> queue_;
-  std::vector<std::int32_t> extra_head_;
-  std::vector<std::pair<Vertex, std::int32_t>> extra_;  // (node vertex, next) lists
+  std::vector<Vertex> queue_;  // scratch of search()
 };
 
 }  // namespace exasim::topologies
