@@ -19,7 +19,9 @@ struct NetworkOptions {
   bool symmetric_copies = false;
   // Flow backend: when an op has had the network to itself for a whole round, the identical
   // rounds left in its phase take the same time until something else can start (the engine's
-  // next event), so they are credited instead of re-simulated. Exact; off only to measure.
+  // next event), so they are credited instead of re-simulated. Exact (max-min sharing is
+  // time-invariant; tests/network compare single ops and contended training iterations with
+  // it off to 1e-9); off only to measure.
   bool fast_forward = true;
 };
 
