@@ -7,6 +7,10 @@
 
 namespace exasim::sim {
 
+// LV08's sharing weight: 20537 B over each link's bandwidth added to a flow's sharing penalty
+// (SimGrid 3.32 network/weight-S default for LV08); CM02 penalises flows by route latency only.
+inline double flow_weight_s(const std::string& flow_model) { return flow_model == "LV08" ? 20537.0 : 0.0; }
+
 struct NetworkOptions {
   std::string backend = "analytical";  // sim/net/network_registry.hpp: analytical | flow
   // Flow backend: SimGrid's LV08 max-min sharing (flows weighted by route latency and
