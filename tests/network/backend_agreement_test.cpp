@@ -1,8 +1,8 @@
 // The two backends agree when nothing else is on the network: a table of collectives, sizes,
 // group shapes and topologies, each run alone under the flow backend (SimGrid, max-min) and
 // costed by the analytical backend. Within one round, the analytical backend charges the most
-// loaded channel; SimGrid shares each channel max-min and the round ends with its last flow,
-// so they differ only where flows of a round finish at different times and free capacity.
+// loaded channel, or the round's weighted max-min sharing where that takes longer; SimGrid
+// shares the same way in time, so they differ mainly by how route latencies overlap transfers.
 #include <doctest/doctest.h>
 
 #include <cmath>
