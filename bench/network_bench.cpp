@@ -1,6 +1,8 @@
-// Network backends' speed: analytical collective predictions per second, and the flow backend
-// (SimGrid) on a 1 GiB all-reduce over 1024 GPUs (128 DGX A100 nodes, fat-tree): wall time and
-// flows simulated per second. Prints one line per measurement; always exits 0.
+// Network backends' speed: analytical collective predictions per second, routes on a 16,384-GPU
+// fat-tree, and the flow backend (SimGrid) on a 1 GiB all-reduce over 1024 GPUs (128 DGX A100
+// nodes, fat-tree): wall time and flows simulated per second, with the automatic algorithm
+// choice and with the ring forced (fast-forward on: exact, see tests/network). Prints one line
+// per measurement; always exits 0.
 //   exasim-network-bench [--full]   --full adds the 1024-GPU ring without fast-forward (minutes)
 #include <chrono>
 #include <cstdio>
@@ -13,6 +15,7 @@
 #include "sim/net/analytical_network.hpp"
 #include "sim/net/flow_network.hpp"
 #include "sim/net/group_placement.hpp"
+#include "topologies/routing.hpp"
 #include "workloads/scenario/scenario.hpp"
 
 using namespace exasim;
@@ -62,6 +65,34 @@ void analytical_rate(const topologies::Cluster& c) {
               ops.size(), plan_s);
 }
 
+// Routes a 16,384-GPU job needs (Llama 3.1 405B on 2048 DGX H100 nodes, 3-tier fat-tree): every
+// GPU's route to the same local GPU of the next node (its DP ring neighbour) and to a GPU
+// half the cluster away.
+void routing_rate(const hw::Catalog& catalog) {
+  const topologies::Cluster c = workloads::read_cluster(
+      config::load_string("{node: dgx-h100, nodes: 2048, inter_node: {topology: fat-tree, nic: ib-ndr-400, nics_per_node: 8}}",
+                          "<bench>"),
+      catalog);
+  auto t0 = Clock::now();
+  const topologies::Topology t = topologies::build_topology(c);
+  const double build_s = seconds_since(t0);
+  t0 = Clock::now();
+  topologies::Router router(t);
+  const double router_s = seconds_since(t0);
+  t0 = Clock::now();
+  std::size_t hops = 0;
+  const int n = t.gpu_count();
+  for (int r = 0; r < n; ++r) {
+    hops += router.route(t.gpu(r), t.gpu((r + 8) % n)).size();
+    hops += router.route(t.gpu(r), t.gpu((r + n / 2) % n)).size();
+  }
+  const double route_s = seconds_since(t0);
+  std::printf(
+      "routing: %d GPUs, %zu vertices (%zu in the core): topology %.3f s, router %.3f s, %d routes in %.3f s = %.0f routes/s "
+      "(%.2f hops each)\n",
+      n, t.vertex_count(), router.core_size(), build_s, router_s, 2 * n, route_s, 2 * n / route_s, double(hops) / (2 * n));
+}
+
 void flow_run(const topologies::Cluster& c, const std::string& label, models::CollectiveAlgorithm a, bool fast_forward) {
   sim::NetworkOptions o;
   o.algorithms.set(models::Collective::kAllReduce, a);
@@ -93,7 +124,9 @@ int main(int argc, char** argv) {
   const hw::Catalog catalog = hw::Catalog::load(hw::default_configs_dir());
   const topologies::Cluster big = dgx_cluster(catalog, 128);
   analytical_rate(big);
+  routing_rate(catalog);
   flow_run(big, "128 nodes", models::CollectiveAlgorithm::kAuto, true);
+  flow_run(big, "128 nodes", models::CollectiveAlgorithm::kRing, true);
   flow_run(big, "128 nodes", models::CollectiveAlgorithm::kHierarchical, false);
   flow_run(dgx_cluster(catalog, 32), "32 nodes", models::CollectiveAlgorithm::kRing, false);
   if (full) flow_run(big, "128 nodes", models::CollectiveAlgorithm::kRing, false);

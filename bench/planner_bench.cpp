@@ -58,8 +58,9 @@ void bench(const hw::Catalog& catalog, const std::string& path) {
   std::printf("  check     %8.4f s  %12.0f candidates/s\n", t_check, double(all.size()) / t_check);
   std::printf("  estimate  %8.4f s  %12.0f candidates/s (cold: incl. measuring per-layer tables)\n", t_cold, double(ok.size()) / t_cold);
   std::printf("  estimate  %8.4f s  %12.0f candidates/s (warm: closed form only)\n", t_warm, double(ok.size()) / t_warm);
-  std::printf("  search    %8.4f s  (stage 1 + %zu simulated plans; best %.4f s/iteration)  [%g]\n", t_search, r.plans.size(),
-              r.plans.empty() ? 0.0 : r.plans.front().simulated.iteration_time_s, sink > 0 ? 0.0 : 1.0);
+  std::printf("  search    %8.4f s  %12.0f candidates/s (stage 1 + %zu simulated plans; best %.4f s/iteration)  [%g]\n", t_search,
+              double(all.size()) / t_search, r.plans.size(), r.plans.empty() ? 0.0 : r.plans.front().simulated.iteration_time_s,
+              sink > 0 ? 0.0 : 1.0);
 }
 
 }  // namespace

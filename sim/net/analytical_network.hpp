@@ -1,7 +1,8 @@
 #pragma once
 // The analytical network backend: each collective costed over the topology without contention,
 // per round of its schedule: the step latency plus the round's bytes on its most loaded channel
-// over that channel's achieved bandwidth (sim/net/collective_plan.hpp). Results are cached per
+// over that channel's achieved bandwidth, or, where the round's own flows share channels
+// unevenly, the time their max-min sharing takes (sim/net/collective_plan.hpp). Results are cached per
 // op object: the ops vector handed to the engine outlives a run and lowering shares one op
 // between equal tasks.
 #include <unordered_map>

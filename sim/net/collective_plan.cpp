@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "models/collective/algorithm.hpp"
@@ -61,6 +63,97 @@ std::vector<ChannelLine> upper_envelope(std::vector<ChannelLine> lines) {
     if (next == nullptr) return out;
     out.push_back(*next);
   }
+}
+
+// Seconds per op byte until the last flow of a round ends when its flows share every channel
+// the way the flow backend's SimGrid model shares them: weighted max-min (progressive filling),
+// each flow's weight the inverse of its sharing penalty (route latency, plus weight-S over each
+// link's bandwidth under LV08: the RTT unfairness of window-based transport), re-shared each
+// time flows end. Equals the most loaded channel's load / capacity when that channel stays
+// busy to the end; more when flows held back elsewhere leave it idle part of the time (e.g.
+// all-to-all on a dragonfly: long flows through a global link get less than their share of a
+// busier local link, which then idles while they finish).
+double max_min_seconds_per_byte(const std::vector<Flow>& flows, const NetworkFabric& fabric, double weight_s) {
+  // Compact channel indices, per-channel flow lists, and the groups of flows that share channels
+  // (directly or through others): only those interact, and a flow alone ends by its own
+  // bottleneck, never after the busiest channel's load / capacity.
+  std::vector<ChannelId> channels;
+  std::vector<std::vector<std::uint32_t>> route(flows.size());
+  std::unordered_map<ChannelId, std::uint32_t> index;
+  for (std::size_t f = 0; f < flows.size(); ++f) {
+    for (ChannelId c : flows[f].route) {
+      const auto [it, added] = index.emplace(c, static_cast<std::uint32_t>(channels.size()));
+      if (added) channels.push_back(c);
+      route[f].push_back(it->second);
+    }
+  }
+  std::vector<std::vector<std::uint32_t>> on(channels.size());
+  for (std::size_t f = 0; f < flows.size(); ++f)
+    for (std::uint32_t c : route[f]) on[c].push_back(static_cast<std::uint32_t>(f));
+  std::vector<std::uint32_t> parent(flows.size());
+  std::iota(parent.begin(), parent.end(), 0u);
+  auto root = [&](std::uint32_t f) {
+    while (parent[f] != f) f = parent[f] = parent[parent[f]];
+    return f;
+  };
+  for (const auto& fs : on)
+    for (std::size_t i = 1; i < fs.size(); ++i) parent[root(fs[i])] = root(fs[0]);
+  std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> groups;
+  for (std::uint32_t f = 0; f < flows.size(); ++f)
+    if (flows[f].fraction > 0 && !route[f].empty()) groups[root(f)].push_back(f);
+
+  std::vector<double> left(flows.size()), rate(flows.size()), weight(flows.size());
+  std::vector<double> cap(channels.size()), sum(channels.size());  // sum: the unfrozen flows' weights
+  std::vector<char> alive(flows.size()), frozen(flows.size());
+  for (std::size_t f = 0; f < flows.size(); ++f) {
+    double penalty = flows[f].latency;
+    for (ChannelId c : flows[f].route) penalty += weight_s / fabric.capacity(c);
+    weight[f] = penalty > 0 ? 1 / penalty : 1;
+  }
+  double makespan = 0;
+  std::vector<std::uint32_t> mine;  // the group's channels
+  for (const auto& [g, members] : groups) {
+    if (members.size() < 2) continue;
+    mine.clear();
+    for (std::uint32_t f : members)
+      for (std::uint32_t c : route[f]) mine.push_back(c);
+    std::sort(mine.begin(), mine.end());
+    mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+    for (std::uint32_t f : members) left[f] = flows[f].fraction, alive[f] = 1;
+    std::size_t n_alive = members.size();
+    double t = 0;
+    while (n_alive > 0) {
+      for (std::uint32_t c : mine) cap[c] = fabric.capacity(channels[c]), sum[c] = 0;
+      for (std::uint32_t f : members) {
+        frozen[f] = !alive[f];
+        if (alive[f])
+          for (std::uint32_t c : route[f]) sum[c] += weight[f];
+      }
+      for (std::size_t unfrozen = n_alive; unfrozen > 0;) {
+        std::uint32_t best = 0;
+        double level = std::numeric_limits<double>::infinity();
+        for (std::uint32_t c : mine)
+          if (sum[c] > 0 && cap[c] / sum[c] < level) level = cap[c] / sum[c], best = c;
+        for (std::uint32_t f : on[best]) {
+          if (frozen[f]) continue;
+          frozen[f] = 1, rate[f] = level * weight[f], --unfrozen;
+          for (std::uint32_t c : route[f]) cap[c] = std::max(0.0, cap[c] - rate[f]), sum[c] -= weight[f];
+        }
+        sum[best] = 0;  // every flow on it is frozen (guards against rounding)
+      }
+      double dt = std::numeric_limits<double>::infinity();
+      for (std::uint32_t f : members)
+        if (alive[f]) dt = std::min(dt, left[f] / rate[f]);
+      t += dt;
+      for (std::uint32_t f : members) {
+        if (!alive[f]) continue;
+        left[f] -= rate[f] * dt;
+        if (left[f] <= 1e-9 * flows[f].fraction) alive[f] = 0, --n_alive;
+      }
+    }
+    makespan = std::max(makespan, t);
+  }
+  return makespan;
 }
 
 }  // namespace
@@ -216,6 +309,16 @@ void CollectivePlanner::place_phase(const Group& g, const models::Phase& phase, 
     load_[c] = 0;
   }
   touched_.clear();
+  // Max-min sharing inside the round: its flows start after their route latencies, the fastest first.
+  double shortest = std::numeric_limits<double>::infinity();
+  for (const Flow& f : out.flows) shortest = std::min(shortest, f.latency);
+  if (!out.flows.empty()) {
+    const double shared = max_min_seconds_per_byte(out.flows, fabric_, flow_weight_s(options_.flow_model));
+    if (shared > out.seconds_per_byte * (1 + 1e-9)) {  // not where the busiest channel stays busy (rounding)
+      lines.push_back({shortest, shared});
+      out.seconds_per_byte = shared;
+    }
+  }
   out.envelope = upper_envelope(std::move(lines));
 }
 

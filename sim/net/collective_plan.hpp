@@ -1,7 +1,8 @@
 #pragma once
 // A collective turned into what the network carries: the algorithm's schedule (models/collective)
 // placed on the topology, every transfer a flow with its route, every round summarised by its
-// step latency and by the load of its most loaded channel. The analytical backend costs a plan
+// step latency and by the load of its most loaded channel (or the longer time its flows take
+// when they share channels max-min among themselves). The analytical backend costs a plan
 // in closed form (PlannedOp::time); the flow backend runs its flows.
 #include <cstdint>
 #include <map>
@@ -43,9 +44,11 @@ struct FlowPhase {
   int latency_steps = 1;
   bool crosses_nodes = false;   // its step overhead is the network's
   double max_latency = 0;       // slowest route of the round
-  double seconds_per_byte = 0;  // one round, Simple protocol: max over channels of load / capacity
+  // One round, Simple protocol: max over channels of load / capacity, or the round's max-min
+  // sharing time per byte where that is longer.
+  double seconds_per_byte = 0;
   // The round's transfer time as a function of the op's bytes: the upper envelope of its
-  // channels' lines (only the few that are ever the maximum are kept).
+  // channels' lines and its max-min line (only the few that are ever the maximum are kept).
   std::vector<ChannelLine> envelope;
   double transfer(double bytes) const;
 };

@@ -7,6 +7,10 @@
 
 namespace exasim::sim {
 
+// LV08's sharing weight: 20537 B over each link's bandwidth added to a flow's sharing penalty
+// (SimGrid 3.32 network/weight-S default for LV08); CM02 penalises flows by route latency only.
+inline double flow_weight_s(const std::string& flow_model) { return flow_model == "LV08" ? 20537.0 : 0.0; }
+
 struct NetworkOptions {
   std::string backend = "analytical";  // sim/net/network_registry.hpp: analytical | flow
   // Flow backend: SimGrid's LV08 max-min sharing (flows weighted by route latency and
@@ -19,7 +23,9 @@ struct NetworkOptions {
   bool symmetric_copies = false;
   // Flow backend: when an op has had the network to itself for a whole round, the identical
   // rounds left in its phase take the same time until something else can start (the engine's
-  // next event), so they are credited instead of re-simulated. Exact; off only to measure.
+  // next event), so they are credited instead of re-simulated. Exact (max-min sharing is
+  // time-invariant; tests/network compare single ops and contended training iterations with
+  // it off to 1e-9); off only to measure.
   bool fast_forward = true;
 };
 

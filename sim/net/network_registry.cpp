@@ -20,7 +20,7 @@ std::unique_ptr<NetworkBackend> make(const topologies::Cluster& c, const models:
 
 const std::vector<NetworkBackendInfo>& network_backend_table() {
   static const std::vector<NetworkBackendInfo> table = {
-      {"analytical", "contention-free: per round, step latency + bytes of the most loaded link over its bandwidth",
+      {"analytical", "contention-free: per round, step latency + bytes of the most loaded link over its bandwidth (or the op's own max-min sharing)",
        make<AnalyticalNetwork>},
       {"flow", "SimGrid flow level: every flow in flight shares links by max-min (LV08 or CM02); congestion appears",
        make<FlowNetwork>},

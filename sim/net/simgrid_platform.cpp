@@ -5,6 +5,7 @@
 #include <xbt/config.hpp>
 
 #include "hw/error.hpp"
+#include "sim/net/network_options.hpp"
 
 namespace exasim::sim {
 
@@ -12,9 +13,6 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 
-// LV08's sharing weight: 20537 B over each link's bandwidth added to a flow's penalty (SimGrid
-// 3.32 network/weight-S default for LV08); CM02 weighs flows by route latency only.
-constexpr double kLv08WeightS = 20537;
 
 }  // namespace
 
@@ -29,7 +27,7 @@ void SimgridPlatform::configure(const std::string& flow_model) {
   sg4::Engine::set_config("network/latency-factor", 1.0);   // latencies are calibrated
   sg4::Engine::set_config("network/bandwidth-factor", 1.0); // efficiencies are calibrated
   sg4::Engine::set_config("network/TCP-gamma", 0.0);        // no TCP window bound
-  sg4::Engine::set_config("network/weight-S", flow_model == "LV08" ? kLv08WeightS : 0.0);
+  sg4::Engine::set_config("network/weight-S", flow_weight_s(flow_model));
   // Full re-solve at every event: 3.32's lazy update (the default) lets some flows finish early
   // when many of different lengths share links (a 92-flow tree pass on a 4x4 torus ended in
   // 570 us where its busiest link needs 712 us; with Full, 712 us as computed by hand).
