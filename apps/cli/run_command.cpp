@@ -35,7 +35,7 @@ void print_summary(std::ostream& out, const workloads::Scenario& s, const worklo
   using units::Dimension;
   const auto& p = plan.par();
   out << "exasim: " << s.name << " — " << s.model.name << " on " << s.cluster.gpu_count() << " x " << s.cluster.gpu.name
-      << " (" << s.cluster.nodes << " nodes), tp " << p.tp << " pp " << p.pp << " dp " << p.dp << (p.cp > 1 ? " cp " + std::to_string(p.cp) : "")
+      << " (" << s.cluster.nodes << " nodes), tp " << p.tp << " pp " << p.pp << " dp " << p.dp << (p.cp > 1 ? " cp " + std::to_string(p.cp) : "") << (p.ep > 1 ? " ep " + std::to_string(p.ep) : "")
       << (p.vpp > 1 ? " vpp " + std::to_string(p.vpp) : "") << ", "
       << plan.config().pipeline_schedule << ", " << plan.micro_batches() << " micro-batches of " << plan.config().micro_batch
       << "\n\n";

@@ -91,6 +91,15 @@ double ModelSpec::active_parameter_count() const { return count(*this, true); }
 
 double ModelSpec::layer_parameter_count() const { return layer_base_params(*this) + mlp_params(*this, ffn); }
 
+double ModelSpec::layer_base_parameter_count() const { return layer_base_params(*this); }
+
+double ModelSpec::expert_parameter_count() const {
+  if (!moe) return 0;
+  return mlp_params(*this, moe->expert_ffn > 0 ? moe->expert_ffn : ffn);
+}
+
+double ModelSpec::router_parameter_count() const { return moe ? d(hidden) * moe->experts : 0; }
+
 double ModelSpec::embedding_parameter_count() const {
   double params = d(vocab) * d(hidden);
   if (position == PositionKind::kLearned) params += d(max_seq_len) * d(hidden);

@@ -54,6 +54,12 @@ struct ModelSpec {
   double active_parameter_count() const;
   // One dense transformer layer: attention, MLP, norms (and biases where the family has them).
   double layer_parameter_count() const;
+  // Mixture of experts: whether `layer` (0-based) has a routed MLP, the layer without its MLP
+  // (attention and norms), one routed expert's MLP, and the router's weights.
+  bool is_moe_layer(int layer) const { return moe && layer >= moe->dense_layers; }
+  double layer_base_parameter_count() const;
+  double expert_parameter_count() const;
+  double router_parameter_count() const;
   // Input side: token embedding and learned positions. Output side: final norm and the LM head
   // (zero when tied to the embedding).
   double embedding_parameter_count() const;

@@ -69,7 +69,9 @@ class Lowering {
   sim::TaskId emit(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass);
   Pass emit_pass(int stage, const PipelineStep& step);
   void emit_layer(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass, bool backward);
-  sim::TaskId dp_collective(int stage, sim::StreamId stream, sim::CommKind kind, double bytes, std::string_view label);
+  // `experts`: over the expert-data-parallel group (ranks holding the same routed experts).
+  sim::TaskId dp_collective(int stage, sim::StreamId stream, sim::CommKind kind, double bytes, std::string_view label,
+                            bool experts = false);
   void emit_p2p(Place from, Place to, bool forward, int micro_batch);
   std::optional<Place> neighbour(Place p, bool forward) const;
   void emit_gradient_sync(int stage);
@@ -118,7 +120,9 @@ std::vector<Segment> Lowering::segments(const std::vector<Op>& ops, const std::s
       c.is_comm = true;
       c.label = prefix + " " + std::string(op.name);
       c.comm_op = comm(op.comm, op.comm_bytes,
-                       op.group == CommGroup::kContext ? plan_.cp_group(stage) : plan_.tp_group(stage));
+                       op.group == CommGroup::kContext  ? plan_.cp_group(stage)
+                       : op.group == CommGroup::kExpert ? plan_.ep_group(stage)
+                                                        : plan_.tp_group(stage));
       c.beside = op.group == CommGroup::kContext;
       out.push_back(c);
       continue;
@@ -143,8 +147,9 @@ void Lowering::build_stage_segments(int stage) {
     const int first_layer = plan_.first_layer(stage, c);
     for (int l = 0; l < plan_.layers_in(stage, c); ++l) {
       const std::string tag = "L" + std::to_string(first_layer + l);
-      s.fwd.push_back(segments(layer_forward(d), "fwd " + tag, stage));
-      std::vector<Op> backward = layer_backward(d), weight;
+      const LayerDims dl = d.for_layer(plan_.model(), first_layer + l);
+      s.fwd.push_back(segments(layer_forward(dl), "fwd " + tag, stage));
+      std::vector<Op> backward = layer_backward(dl), weight;
       if (split_weight_) {  // input-gradient pass now, weight-gradient pass later
         auto is_w = [](const Op& op) { return op.weight_grad; };
         std::copy_if(backward.begin(), backward.end(), std::back_inserter(weight), is_w);
@@ -152,7 +157,7 @@ void Lowering::build_stage_segments(int stage) {
       }
       s.bwd.push_back(segments(backward, "bwd " + tag, stage));
       s.wgt.push_back(segments(weight, "wgrad " + tag, stage));
-      s.rec.push_back(segments(layer_recompute(d, plan_.config().recompute), "recompute " + tag, stage));
+      s.rec.push_back(segments(layer_recompute(dl, plan_.config().recompute), "recompute " + tag, stage));
     }
     if (stage == 0 && c == 0) {
       s.embed_fwd = segments(embedding_forward(d), "fwd", stage);
@@ -240,12 +245,12 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
 
 // A collective over the stage's data-parallel group on `stream`.
 sim::TaskId Lowering::dp_collective(int stage, sim::StreamId stream, sim::CommKind kind, double bytes,
-                                     std::string_view label) {
+                                     std::string_view label, bool experts) {
   sim::TaskSpec t;
   t.label = label;
   t.kind = sim::TaskKind::kCollective;
   t.stream = stream;
-  t.comm_op = comm(kind, bytes, plan_.dp_group(stage));
+  t.comm_op = comm(kind, bytes, experts ? plan_.expert_dp_group(stage) : plan_.dp_group(stage));
   t.bytes = bytes;
   t.category = kDataCommTask;
   return out_.graph.add_task(t);
@@ -326,14 +331,15 @@ void Lowering::emit_gradient_sync(int stage) {
   const StageStreams& st = out_.stages[stage];
   const int dp = plan_.weight_replicas();  // gradients are reduced over dp x cp
   const double grad_bytes = 2;  // 16-bit gradients (ZeRO paper's 2 Psi)
-  const double layer_params = plan_.model().layer_parameter_count() / plan_.par().tp;
-  const double stage_params = stage_parameter_count(plan_, stage);
+  const SharedParameters split = stage_parameters(plan_, stage);
+  const double stage_params = split.total();
+  const int edp = plan_.expert_replicas();  // routed experts' gradients: over their replicas
   const auto kind = c.zero >= 1 ? sim::CommKind::kReduceScatter : sim::CommKind::kAllReduce;
   std::vector<sim::TaskId> reductions;
   std::vector<double> reduced_params;  // per reduction: the parameters of its bucket
-  auto reduce = [&](double params, sim::TaskId ready, const std::string& label) {
-    if (dp <= 1) return;
-    const sim::TaskId id = dp_collective(stage, st.dp_comm, kind, params * grad_bytes, label);
+  auto reduce = [&](double params, sim::TaskId ready, const std::string& label, bool experts = false) {
+    if ((experts ? edp : dp) <= 1 || params <= 0) return;
+    const sim::TaskId id = dp_collective(stage, st.dp_comm, kind, params * grad_bytes, label, experts);
     out_.graph.add_dependency(c.overlap_grad_reduce ? ready : last_backward_[stage], id);
     reductions.push_back(id);
     reduced_params.push_back(params);
@@ -344,17 +350,21 @@ void Lowering::emit_gradient_sync(int stage) {
   for (const auto& [layer, task] : layer_grad_ready_[stage]) ready.emplace_back(task, layer);
   std::sort(ready.begin(), ready.end());
   // Under ZeRO-3 each backward already reduce-scattered its layer's gradients.
+  double in_layers = 0;
   for (const auto& [task, layer] : ready) {
-    if (c.zero >= 3) break;
-    reduce(layer_params, task, "dp grads L" + std::to_string(layer));
+    const SharedParameters p = layer_parameters(plan_, layer);
+    in_layers += p.dense;
+    if (c.zero >= 3) continue;
+    reduce(p.dense, task, "dp grads L" + std::to_string(layer));
+    reduce(p.expert, task, "expert grads L" + std::to_string(layer), true);
   }
   for (sim::TaskId rs : sharded_reductions_[stage]) reductions.push_back(rs);
-  const double outer = stage_params - plan_.layers_on_stage(stage) * layer_params;
+  const double outer = split.dense - in_layers;
   if (outer > 0) reduce(outer, last_backward_[stage], "dp grads embedding/head");
 
   // Gradient clipping: the global gradient norm, a read of the gradients this GPU holds and a
   // 4-byte all-reduce, before the optimizer may step.
-  const double grads_held = stage_params / (c.zero >= 2 ? dp : 1);
+  const double grads_held = c.zero >= 2 ? split.dense / dp + split.expert / edp : stage_params;
   const models::KernelCost norm = models::streaming_kernel(k_.gpu, k_.params, 2 * grads_held, 2 * grads_held);
   sim::TaskSpec norm_task;
   norm_task.label = "gradient norm";
@@ -374,7 +384,7 @@ void Lowering::emit_gradient_sync(int stage) {
 
   // Adam with fp32 master weights: read grad, master, m, v (4 x 4 B), write master, m, v and
   // the 16-bit weight (3 x 4 + 2 B) = 30 B and ~12 FLOPs per parameter it owns.
-  const double owned = stage_params / (c.zero >= 1 ? dp : 1);
+  const double owned = c.zero >= 1 ? split.dense / dp + split.expert / edp : stage_params;
   if (c.offload == "optimizer-cpu") {
     const sim::TaskId weights_back = emit_offloaded_step(stage, reductions, reduced_params, norm_done, owned);
     if (c.zero >= 1 && dp > 1) {
@@ -395,8 +405,13 @@ void Lowering::emit_gradient_sync(int stage) {
   const sim::TaskId opt_id = out_.graph.add_task(opt);
   out_.graph.add_dependency(norm_done, opt_id);
   if (c.zero >= 1 && c.zero <= 2 && dp > 1) {  // ZeRO-3 keeps its weights sharded
-    const sim::TaskId gather = dp_collective(stage, st.dp_comm, sim::CommKind::kAllGather, stage_params * 2,
+    const sim::TaskId gather = dp_collective(stage, st.dp_comm, sim::CommKind::kAllGather, split.dense * 2,
                                              "dp weights all-gather");
+    out_.graph.add_dependency(opt_id, gather);
+  }
+  if (c.zero >= 1 && c.zero <= 2 && edp > 1 && split.expert > 0) {
+    const sim::TaskId gather = dp_collective(stage, st.dp_comm, sim::CommKind::kAllGather, split.expert * 2,
+                                             "expert weights all-gather", true);
     out_.graph.add_dependency(opt_id, gather);
   }
 }

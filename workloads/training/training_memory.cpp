@@ -35,6 +35,14 @@ double layer_activation_bytes(const TrainingPlan& plan) {
   shape.heads = m.heads;
   shape.kv_heads = m.kv_heads;
   shape.ffn = static_cast<double>(m.ffn);
+  if (m.moe) {
+    // A routed layer keeps, per token, top_k + shared copies of an expert's intermediate
+    // activations, whole (expert TP 1): as a dense MLP of that width per GPU. Layers are costed
+    // at the wider of the two kinds.
+    const double f = static_cast<double>(m.moe->expert_ffn > 0 ? m.moe->expert_ffn : m.ffn);
+    const double routed = (m.moe->top_k + m.moe->shared_experts) * f * c.parallelism.tp;
+    shape.ffn = std::max(shape.ffn, routed);
+  }
   shape.gated_mlp = m.gated_mlp;
   models::ActivationOptions opt;
   opt.tp = c.parallelism.tp;
@@ -44,18 +52,36 @@ double layer_activation_bytes(const TrainingPlan& plan) {
   return models::layer_activation_bytes(shape, opt);
 }
 
+// A routed layer (expert tensor parallelism 1): attention and norms split by TP, the router and
+// shared experts whole on every GPU, experts / ep whole routed experts.
+SharedParameters layer_parameters(const TrainingPlan& plan, int layer) {
+  const ModelSpec& m = plan.model();
+  const int tp = plan.par().tp;
+  if (!m.is_moe_layer(layer)) return {m.layer_parameter_count() / tp, 0};
+  const double dense = m.layer_base_parameter_count() / tp + m.router_parameter_count() +
+                       m.moe->shared_experts * m.expert_parameter_count();
+  return {dense, double(m.moe->experts) / plan.par().ep * m.expert_parameter_count()};
+}
+
 // Megatron keeps a copy of a tied embedding on the last stage when pp > 1.
-double stage_parameter_count(const TrainingPlan& plan, int stage) {
+SharedParameters stage_parameters(const TrainingPlan& plan, int stage) {
   const ModelSpec& m = plan.model();
   const int tp = plan.par().tp, pp = plan.par().pp;
-  double params = plan.layers_on_stage(stage) * m.layer_parameter_count() / tp;
-  if (stage == 0) params += m.embedding_parameter_count() / tp;
+  SharedParameters p;
+  for (int c = 0; c < plan.chunks(); ++c)
+    for (int l = 0; l < plan.layers_in(stage, c); ++l) {
+      const SharedParameters layer = layer_parameters(plan, plan.first_layer(stage, c) + l);
+      p.dense += layer.dense, p.expert += layer.expert;
+    }
+  if (stage == 0) p.dense += m.embedding_parameter_count() / tp;
   if (stage == pp - 1) {
-    params += m.head_parameter_count() / tp;
-    if (m.tied_embeddings && pp > 1) params += static_cast<double>(m.vocab * m.hidden) / tp;
+    p.dense += m.head_parameter_count() / tp;
+    if (m.tied_embeddings && pp > 1) p.dense += static_cast<double>(m.vocab * m.hidden) / tp;
   }
-  return params;
+  return p;
 }
+
+double stage_parameter_count(const TrainingPlan& plan, int stage) { return stage_parameters(plan, stage).total(); }
 
 namespace {
 
@@ -75,11 +101,13 @@ MemoryReport training_memory(const TrainingPlan& plan) {
   MemoryReport r;
   for (int s = 0; s < plan.par().pp; ++s) {
     StageMemory mem;
-    mem.parameters = stage_parameter_count(plan, s);
-    const auto states = models::model_state_bytes(mem.parameters, c.zero, plan.weight_replicas());
-    mem.weights = states.weights;
-    mem.gradients = states.gradients;
-    mem.optimizer = states.optimizer;
+    const SharedParameters params = stage_parameters(plan, s);
+    mem.parameters = params.total();
+    const auto states = models::model_state_bytes(params.dense, c.zero, plan.weight_replicas());
+    const auto experts = models::model_state_bytes(params.expert, c.zero, plan.expert_replicas());
+    mem.weights = states.weights + experts.weights;
+    mem.gradients = states.gradients + experts.gradients;
+    mem.optimizer = states.optimizer + experts.optimizer;
     if (c.offload == "optimizer-cpu") {
       // ZeRO-Offload (Ren et al., ATC'21): fp32 master weights, Adam moments and fp32 gradients
       // live in host memory; the GPU keeps its 16-bit weights and one layer's gradient bucket on

@@ -30,6 +30,14 @@ int in_flight_micro_batches(const TrainingPlan& plan, int stage);
 // Parameters one GPU of `stage` holds before ZeRO sharding: its layers split by TP, plus the
 // embedding on the first stage and the LM head on the last.
 double stage_parameter_count(const TrainingPlan& plan, int stage);
+// The same split by who shares them: `dense` with the GPU's dp x cp replicas, `expert` (its
+// experts / ep routed experts of mixture-of-experts layers) with its expert-data-parallel ones.
+struct SharedParameters {
+  double dense = 0, expert = 0;
+  double total() const { return dense + expert; }
+};
+SharedParameters layer_parameters(const TrainingPlan& plan, int layer);
+SharedParameters stage_parameters(const TrainingPlan& plan, int stage);
 // Activation bytes of one transformer layer and one micro-batch on one GPU.
 double layer_activation_bytes(const TrainingPlan& plan);
 MemoryReport training_memory(const TrainingPlan& plan);

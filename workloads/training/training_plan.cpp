@@ -43,7 +43,24 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
   if (p.cp > 1 && c.seq_len % (2 * p.cp) != 0)
     reject("training.parallelism.cp", "seq_len " + str(c.seq_len) + " does not split into 2*cp = " + str(2 * p.cp) +
                " equal chunks (Megatron's load-balanced causal split)", "use a seq_len that is a multiple of " + str(2 * p.cp));
-  if (p.ep != 1 || m.moe) reject("training.parallelism.ep", "mixture-of-experts training is not simulated yet", "use a dense model");
+  if (p.ep != 1 && !m.moe) reject("training.parallelism.ep", "ep " + str(p.ep) + " needs a mixture-of-experts model", "set ep: 1");
+  if (m.moe) {
+    // Megatron-Core's expert layout with expert tensor parallelism 1: the tp x cp x dp ranks that
+    // share the dense weights form groups of ep, each holding experts / ep whole experts.
+    if (m.moe->experts % p.ep != 0)
+      reject("training.parallelism.ep", "ep " + str(p.ep) + " does not divide the " + str(m.moe->experts) + " experts",
+             "choose ep among the divisors of " + str(m.moe->experts));
+    if ((p.tp * p.cp * p.dp) % p.ep != 0)
+      reject("training.parallelism.ep", "ep " + str(p.ep) + " does not divide tp*cp*dp = " + str(p.tp * p.cp * p.dp),
+             "expert-parallel groups are carved out of the tp x cp x dp ranks of a stage");
+    if (p.tp > 1 && !p.sequence_parallel)
+      reject("training.parallelism.sequence_parallel", "mixture-of-experts layers with tp > 1 need sequence parallelism",
+             "set sequence_parallel: true (Megatron-Core requires it)");
+    if (c.zero >= 3)
+      reject("training.zero", "ZeRO-3 with mixture-of-experts layers is not simulated yet", "use zero: 0..2");
+    if (c.offload != "none")
+      reject("training.offload", "offload with mixture-of-experts layers is not simulated yet", "use offload: none");
+  }
 }
 
 void check_batch(const TrainingConfig& c) {
@@ -116,6 +133,21 @@ std::vector<std::uint32_t> TrainingPlan::dp_group(int stage) const {
   std::vector<std::uint32_t> g;
   for (int d = 0; d < par().dp; ++d)
     for (int c = 0; c < par().cp; ++c) g.push_back(rank(0, c, d, stage));
+  return g;
+}
+
+// Ranks of a stage in (tp, cp, dp) order: q = tp + TP (cp + CP dp), rank = q + TP CP DP pp.
+std::vector<std::uint32_t> TrainingPlan::ep_group(int stage) const {
+  std::vector<std::uint32_t> g;
+  const std::uint32_t base = rank(0, 0, 0, stage);
+  for (int q = 0; q < par().ep; ++q) g.push_back(base + static_cast<std::uint32_t>(q));
+  return g;
+}
+
+std::vector<std::uint32_t> TrainingPlan::expert_dp_group(int stage) const {
+  std::vector<std::uint32_t> g;
+  const std::uint32_t base = rank(0, 0, 0, stage);
+  for (int j = 0; j < expert_replicas(); ++j) g.push_back(base + static_cast<std::uint32_t>(j * par().ep));
   return g;
 }
 

@@ -39,6 +39,11 @@ class TrainingPlan {
   std::vector<std::uint32_t> dp_group(int stage) const;
   int weight_replicas() const { return par().dp * par().cp; }
   std::vector<std::uint32_t> cp_group(int stage) const;  // of tp = 0, dp = 0
+  // Mixture of experts: the ep ranks that split the experts (all-to-all), and the ranks that
+  // hold the same experts (their gradients are reduced together): tp*cp*dp/ep of them.
+  std::vector<std::uint32_t> ep_group(int stage) const;
+  std::vector<std::uint32_t> expert_dp_group(int stage) const;
+  int expert_replicas() const { return par().tp * par().cp * par().dp / par().ep; }
 
  private:
   int virtual_stage(int stage, int chunk) const { return chunk * config_.parallelism.pp + stage; }

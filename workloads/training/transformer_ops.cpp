@@ -170,7 +170,89 @@ LayerDims LayerDims::from(const ModelSpec& model, const TrainingConfig& cfg) {
   d.rms_norm = model.norm == NormKind::kRmsNorm;
   d.flash = cfg.attention == AttentionKernel::kFlash;
   d.fp8 = cfg.precision == DType::kFp8;
+  d.ep = cfg.parallelism.ep;
   return d;
+}
+
+LayerDims LayerDims::for_layer(const ModelSpec& model, int layer) const {
+  LayerDims d = *this;
+  d.moe = model.is_moe_layer(layer);
+  if (!d.moe) return d;
+  const MoeSpec& m = *model.moe;
+  d.experts = m.experts;
+  d.top_k = m.top_k;
+  d.expert_ffn = static_cast<double>(m.expert_ffn > 0 ? m.expert_ffn : model.ffn);
+  d.shared_experts = m.shared_experts;
+  return d;
+}
+
+// An all-to-all of the expert-parallel group; `bytes` each rank sends in all (its tokens' copies).
+void ep_comm(std::vector<Op>& ops, std::string_view name, double bytes, int ep) {
+  if (ep <= 1) return;
+  Op op;
+  op.name = name;
+  op.kind = OpKind::kComm;
+  op.comm = sim::CommKind::kAllToAll;
+  op.comm_bytes = bytes;
+  op.group = CommGroup::kExpert;
+  ops.push_back(op);
+}
+
+// The routed MLP of a mixture-of-experts layer (Megatron-Core, all-to-all dispatcher, expert
+// tensor parallelism 1): the GPU routes its own tokens (the sequence-parallel share under TP),
+// sends each token's top_k copies to the experts' owners, runs its experts / ep experts as one
+// grouped GEMM over the tokens they received (balanced routing: tokens x top_k x ep / experts
+// each), sends the results back and sums them; shared experts run on the local tokens.
+void moe_forward(std::vector<Op>& ops, const LayerDims& d) {
+  const double e = d.act_bytes, Tl = d.replicated_tokens(), h = d.hidden, F = d.expert_ffn;
+  const double routed = Tl * d.top_k, per_expert = routed * d.ep / d.experts, local = d.experts / d.ep;
+  const double up = F * (d.gated ? 2 : 1);
+  const auto act = d.gated ? models::MemoryOp::kSiluMul : models::MemoryOp::kGelu;
+  ops.push_back(gemm("moe.router", Tl, d.experts, h, e));
+  ops.push_back(memory("moe.router_topk", Tl * d.experts * (e + 4), 5 * Tl * d.experts));
+  ops.push_back(memory("moe.permute", 2 * routed * h * e));
+  ep_comm(ops, "ep.dispatch", routed * h * e, d.ep);
+  ops.push_back(gemm("moe.experts_up", per_expert, up, h, e, local));
+  ops.push_back(memory("moe.experts_act", act, d, routed, F));
+  ops.push_back(gemm("moe.experts_down", per_expert, h, F, e, local));
+  ep_comm(ops, "ep.combine", routed * h * e, d.ep);
+  ops.push_back(memory("moe.unpermute", 2 * routed * h * e + Tl * h * e));
+  if (d.shared_experts > 0) {
+    const double sf = d.shared_experts * F;
+    ops.push_back(gemm("moe.shared_up", Tl, sf * (d.gated ? 2 : 1), h, e));
+    ops.push_back(memory("moe.shared_act", act, d, Tl, sf));
+    ops.push_back(gemm("moe.shared_down", Tl, h, sf, e));
+  }
+}
+
+void moe_backward(std::vector<Op>& ops, const LayerDims& d) {
+  const double e = d.act_bytes, Tl = d.replicated_tokens(), h = d.hidden, F = d.expert_ffn;
+  const double routed = Tl * d.top_k, per_expert = routed * d.ep / d.experts, local = d.experts / d.ep;
+  const double up = F * (d.gated ? 2 : 1);
+  const auto act = d.gated ? models::MemoryOp::kSiluMulBackward : models::MemoryOp::kGeluBackward;
+  if (d.shared_experts > 0) {
+    const double sf = d.shared_experts * F;
+    ops.push_back(gemm("moe.shared_down_dgrad", Tl, sf, h, e));
+    ops.push_back(weight_gradient("moe.shared_down_wgrad", h, sf, Tl, e));
+    ops.push_back(memory("moe.shared_act_bwd", act, d, Tl, sf));
+    ops.push_back(gemm("moe.shared_up_dgrad", Tl, h, sf * (d.gated ? 2 : 1), e));
+    ops.push_back(weight_gradient("moe.shared_up_wgrad", sf * (d.gated ? 2 : 1), h, Tl, e));
+  }
+  ops.push_back(memory("moe.unpermute_bwd", 2 * routed * h * e + Tl * h * e));
+  ep_comm(ops, "ep.combine_bwd", routed * h * e, d.ep);
+  ops.push_back(gemm("moe.experts_down_dgrad", per_expert, F, h, e, local));
+  Op down_w = gemm("moe.experts_down_wgrad", h, F, per_expert, e, local);
+  down_w.weight_grad = true;
+  ops.push_back(down_w);
+  ops.push_back(memory("moe.experts_act_bwd", act, d, routed, F));
+  ops.push_back(gemm("moe.experts_up_dgrad", per_expert, h, up, e, local));
+  Op up_w = gemm("moe.experts_up_wgrad", up, h, per_expert, e, local);
+  up_w.weight_grad = true;
+  ops.push_back(up_w);
+  ep_comm(ops, "ep.dispatch_bwd", routed * h * e, d.ep);
+  ops.push_back(memory("moe.permute_bwd", 2 * routed * h * e));
+  ops.push_back(gemm("moe.router_dgrad", Tl, h, d.experts, e));
+  ops.push_back(weight_gradient("moe.router_wgrad", d.experts, h, Tl, e));
 }
 
 std::vector<Op> layer_forward(const LayerDims& d) {
@@ -187,11 +269,15 @@ std::vector<Op> layer_forward(const LayerDims& d) {
   tp_comm(ops, d.sp ? "tp.reducescatter_attn" : "tp.allreduce_attn", block_exit(d), T * h * e, d.tp);
   ops.push_back(memory("dropout_add1", Tr * h * (3 * e + 1)));
   ops.push_back(memory("ln2", norm(d, false), d, Tr, h));
-  if (d.sp) tp_comm(ops, "tp.allgather_mlp", sim::CommKind::kAllGather, T * h * e, d.tp);
-  ops.push_back(gemm("mlp.up", T, up, h, e));
-  ops.push_back(memory("mlp.act", d.gated ? models::MemoryOp::kSiluMul : models::MemoryOp::kGelu, d, T, d.ffn));
-  ops.push_back(gemm("mlp.down", T, h, d.ffn, e));
-  tp_comm(ops, d.sp ? "tp.reducescatter_mlp" : "tp.allreduce_mlp", block_exit(d), T * h * e, d.tp);
+  if (d.moe) {
+    moe_forward(ops, d);
+  } else {
+    if (d.sp) tp_comm(ops, "tp.allgather_mlp", sim::CommKind::kAllGather, T * h * e, d.tp);
+    ops.push_back(gemm("mlp.up", T, up, h, e));
+    ops.push_back(memory("mlp.act", d.gated ? models::MemoryOp::kSiluMul : models::MemoryOp::kGelu, d, T, d.ffn));
+    ops.push_back(gemm("mlp.down", T, h, d.ffn, e));
+    tp_comm(ops, d.sp ? "tp.reducescatter_mlp" : "tp.allreduce_mlp", block_exit(d), T * h * e, d.tp);
+  }
   ops.push_back(memory("dropout_add2", Tr * h * (3 * e + 1)));
   return with_fp8_casts(std::move(ops), d);
 }
@@ -203,14 +289,18 @@ std::vector<Op> layer_backward(const LayerDims& d) {
   const double ctx = d.heads * d.head_dim;
   std::vector<Op> ops;
   ops.push_back(memory("dropout_add2_bwd", Tr * h * (2 * e + 1)));
-  if (d.sp) tp_comm(ops, "tp.allgather_mlp_bwd", sim::CommKind::kAllGather, T * h * e, d.tp);
-  ops.push_back(gemm("mlp.down_dgrad", T, d.ffn, h, e));
-  ops.push_back(weight_gradient("mlp.down_wgrad", h, d.ffn, T, e));
-  ops.push_back(memory("mlp.act_bwd", d.gated ? models::MemoryOp::kSiluMulBackward : models::MemoryOp::kGeluBackward,
-                       d, T, d.ffn));
-  ops.push_back(gemm("mlp.up_dgrad", T, h, up, e));
-  ops.push_back(weight_gradient("mlp.up_wgrad", up, h, T, e));
-  tp_comm(ops, d.sp ? "tp.reducescatter_mlp_bwd" : "tp.allreduce_mlp_bwd", block_exit(d), T * h * e, d.tp);
+  if (d.moe) {
+    moe_backward(ops, d);
+  } else {
+    if (d.sp) tp_comm(ops, "tp.allgather_mlp_bwd", sim::CommKind::kAllGather, T * h * e, d.tp);
+    ops.push_back(gemm("mlp.down_dgrad", T, d.ffn, h, e));
+    ops.push_back(weight_gradient("mlp.down_wgrad", h, d.ffn, T, e));
+    ops.push_back(memory("mlp.act_bwd", d.gated ? models::MemoryOp::kSiluMulBackward : models::MemoryOp::kGeluBackward,
+                         d, T, d.ffn));
+    ops.push_back(gemm("mlp.up_dgrad", T, h, up, e));
+    ops.push_back(weight_gradient("mlp.up_wgrad", up, h, T, e));
+    tp_comm(ops, d.sp ? "tp.reducescatter_mlp_bwd" : "tp.allreduce_mlp_bwd", block_exit(d), T * h * e, d.tp);
+  }
   ops.push_back(memory("ln2_bwd", norm(d, true), d, Tr, h));
   ops.push_back(memory("dropout_add1_bwd", Tr * h * (2 * e + 1)));
   if (d.sp) tp_comm(ops, "tp.allgather_attn_bwd", sim::CommKind::kAllGather, T * h * e, d.tp);
@@ -281,7 +371,15 @@ double model_forward_flops(const ModelSpec& model, const TrainingConfig& cfg) {
   const double attn_params = h * (a + 2 * g) * hd + a * hd * h;
   const double mlp_params = (model.gated_mlp ? 3.0 : 2.0) * h * static_cast<double>(model.ffn);
   const double per_layer = 2 * T * (attn_params + mlp_params) + 4 * b * s * s * a * hd;
-  return model.layers * per_layer + 2 * T * h * static_cast<double>(model.vocab);
+  double flops = model.layers * per_layer + 2 * T * h * static_cast<double>(model.vocab);
+  if (model.moe) {  // routed layers: each token's top_k and shared experts and the router, not the dense MLP
+    const MoeSpec& m = *model.moe;
+    const double f = static_cast<double>(m.expert_ffn > 0 ? m.expert_ffn : model.ffn);
+    const double routed = (model.gated_mlp ? 3.0 : 2.0) * h * f * (m.top_k + m.shared_experts) + h * m.experts;
+    const int moe_layers = model.layers - std::min(m.dense_layers, model.layers);
+    flops += moe_layers * 2 * T * (routed - mlp_params);
+  }
+  return flops;
 }
 
 }  // namespace exasim::workloads

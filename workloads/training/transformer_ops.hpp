@@ -15,7 +15,8 @@ namespace exasim::workloads {
 
 enum class OpKind { kGemm, kAttention, kMemory, kComm };
 // kContext: the context-parallel ring (cp ranks holding slices of the same sequences).
-enum class CommGroup { kTensor, kData, kContext };
+// kExpert: the expert-parallel group (token all-to-all of mixture-of-experts layers).
+enum class CommGroup { kTensor, kData, kContext, kExpert };
 
 struct Op {
   std::string_view name;
@@ -54,6 +55,13 @@ struct LayerDims {
   DType act_dtype = DType::kBf16;
   int tp = 1;
   int cp = 1;              // context parallel: the sequence is split over cp GPUs
+  // Mixture of experts (set for a routed layer: with_moe_layer): experts, experts per token, a
+  // routed expert's intermediate size, always-on shared experts, expert-parallel degree.
+  bool moe = false;
+  double experts = 0, top_k = 0, expert_ffn = 0, shared_experts = 0;
+  int ep = 1;
+  // The dimensions of routed layer `layer` of `model` (unchanged for a dense layer).
+  LayerDims for_layer(const ModelSpec& model, int layer) const;
   bool sp = false;        // sequence parallel
   bool gated = false;
   bool rope = false;

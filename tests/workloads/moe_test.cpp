@@ -1,0 +1,113 @@
+// Mixture-of-experts training (Megatron-Core, all-to-all dispatcher, expert tensor parallelism 1):
+// all-to-all volume for top-k routing, expert GEMM work, parameters and gradient groups, checked
+// against hand calculations on Mixtral 8x7B's shape.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "hw/catalog.hpp"
+#include "training_fixture.hpp"
+#include "workloads/model/model_config.hpp"
+#include "workloads/training/training_graph.hpp"
+#include "workloads/training/training_memory.hpp"
+#include "workloads/training/training_plan.hpp"
+#include "workloads/training/transformer_ops.hpp"
+
+using namespace exasim;
+using namespace exasim::workloads;
+
+namespace {
+
+ModelSpec mixtral() {
+  return resolve_model(config::load_string("mixtral-8x7b", "<test>"), testing::catalog(), ".");
+}
+
+TrainingConfig moe_config(int tp, int ep, int dp) {
+  TrainingConfig c = testing::config(tp, 1, dp, 2 * dp);
+  c.seq_len = 4096;
+  c.parallelism.ep = ep;
+  c.parallelism.sequence_parallel = tp > 1;
+  c.attention = AttentionKernel::kFlash;
+  return c;
+}
+
+TrainingGraph graph(const TrainingPlan& plan) {
+  const topologies::Cluster cluster = testing::ideal_cluster(plan.par().tp * plan.par().dp / 8 + 0, 8);
+  return build_training_graph(plan, {cluster.gpu, models::KernelParams::defaults_for(cluster.gpu)});
+}
+
+}  // namespace
+
+TEST_CASE("moe: each layer all-to-alls top_k copies of the GPU's tokens, four times per micro-batch") {
+  const ModelSpec m = mixtral();
+  const TrainingPlan plan(m, moe_config(2, 8, 8), 16, 8);
+  const TrainingGraph g = graph(plan);
+  int a2a = 0;
+  double bytes = 0;
+  std::size_t group = 0;
+  for (const auto& t : g.graph.tasks()) {
+    if (t.kind == sim::TaskKind::kCompute) continue;
+    const auto& op = g.comm_ops[t.comm_op];
+    if (op.kind != sim::CommKind::kAllToAll) continue;
+    ++a2a;
+    bytes = op.bytes;
+    group = op.ranks.size();
+  }
+  // 32 layers x 2 micro-batches x (dispatch, combine, and both again in backward).
+  CHECK(a2a == 32 * 2 * 4);
+  CHECK(group == 8);
+  // Tokens this GPU routes: 4096 / tp 2 (sequence parallel); 2 copies each of 4096 bf16 values.
+  CHECK(bytes == doctest::Approx(4096.0 / 2 * 2 * 4096 * 2));
+}
+
+TEST_CASE("moe: the routed GEMMs do top_k experts' work per token, spread over the local experts") {
+  const ModelSpec m = mixtral();
+  const TrainingPlan plan(m, moe_config(2, 8, 8), 16, 8);
+  const LayerDims d = LayerDims::from(m, plan.config()).for_layer(m, 0);
+  REQUIRE(d.moe);
+  double flops = 0, batch = 0;
+  for (const Op& op : layer_forward(d))
+    if (op.kind == OpKind::kGemm && std::string(op.name).starts_with("moe.experts_")) flops += op.flops, batch = op.batch;
+  // (4096 / 2) tokens x top-2 x 3 matrices x 2 x 4096 x 14336 FLOPs, on 8 / 8 = 1 local expert.
+  CHECK(flops == doctest::Approx(2048.0 * 2 * 3 * 2 * 4096 * 14336));
+  CHECK(batch == 1);
+  // The model FLOP formula counts the active experts, not all eight.
+  const double dense_mlp = 2 * 4096.0 * 3 * 4096 * 14336;  // per layer per sequence of 4096 tokens, one expert
+  TrainingConfig one = plan.config();
+  one.micro_batch = 1;
+  ModelSpec dense = m;
+  dense.moe.reset();
+  CHECK(model_forward_flops(m, one) - model_forward_flops(dense, one) ==
+        doctest::Approx(32 * (dense_mlp * (2 - 1) + 2 * 4096.0 * 4096 * 8)));
+}
+
+TEST_CASE("moe: a GPU holds experts / ep whole experts, reduced over the ranks that hold the same ones") {
+  const ModelSpec m = mixtral();
+  const TrainingPlan plan(m, moe_config(2, 4, 8), 16, 8);
+  const SharedParameters layer = layer_parameters(plan, 0);
+  CHECK(layer.expert == doctest::Approx(2 * m.expert_parameter_count()));  // 8 experts / ep 4
+  CHECK(layer.dense == doctest::Approx(m.layer_base_parameter_count() / 2 + m.router_parameter_count()));
+  CHECK(plan.expert_replicas() == 2 * 8 / 4);
+  const TrainingGraph g = graph(plan);
+  bool expert_group = false;
+  for (const auto& t : g.graph.tasks()) {
+    if (t.category != kDataCommTask) continue;
+    const std::string label(g.graph.label(t.label));
+    if (label.starts_with("expert grads")) {
+      CHECK(g.comm_ops[t.comm_op].ranks.size() == 4);
+      expert_group = true;
+    }
+    if (label.starts_with("dp grads")) CHECK(g.comm_ops[t.comm_op].ranks.size() == 8);
+  }
+  CHECK(expert_group);
+}
+
+TEST_CASE("moe: plans Megatron-Core cannot run are refused with the reason") {
+  const ModelSpec m = mixtral();
+  CHECK_THROWS_WITH_AS(TrainingPlan(m, moe_config(2, 3, 8), 16, 8), doctest::Contains("experts"), PlanError);
+  TrainingConfig no_sp = moe_config(2, 8, 8);
+  no_sp.parallelism.sequence_parallel = false;
+  CHECK_THROWS_WITH_AS(TrainingPlan(m, no_sp, 16, 8), doctest::Contains("sequence parallelism"), PlanError);
+  CHECK_THROWS_WITH_AS(TrainingPlan(testing::gpt(4, 1024, 16), moe_config(1, 2, 8), 8, 8),
+                       doctest::Contains("mixture-of-experts"), PlanError);
+}
