@@ -122,3 +122,15 @@ TEST_CASE("plan: the power-capped what-if when the scenario gives a facility bud
   CHECK(w["caps"][2]["peak_gpu_w"].get<double>() <= 250);
   fs::remove_all(dir);
 }
+
+TEST_CASE("plan: a mixture-of-experts model is refused in one line (its closed form is dense-only)") {
+  const fs::path dir = fs::temp_directory_path() / ("exasim-plan-moe-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "moe.yaml") << "cluster: {node: dgx-h100, nodes: 1}\nmodel: mixtral-8x7b\n"
+                                     "training: {seq_len: 4096, global_batch: 8, parallelism: {tp: 1, ep: 8, dp: 8}}\n";
+  const auto r = run_cli("plan '" + (dir / "moe.yaml").string() + "'");
+  INFO("output: ", r.output);
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "mixture-of-experts"));
+  fs::remove_all(dir);
+}
