@@ -8,6 +8,7 @@
 #include "models/power/cluster_power.hpp"
 #include "models/power/dvfs.hpp"
 #include "workloads/training/pipeline_schedule.hpp"
+#include "workloads/training/training_memory.hpp"
 #include "workloads/training/transformer_ops.hpp"
 
 namespace exasim::workloads::planner {
@@ -119,21 +120,13 @@ Estimator::Estimator(const PlannerInputs& in)
 double Estimator::activation_bytes(const Candidate& c) {
   const auto key = std::make_tuple(c.tp, c.sequence_parallel, c.micro_batch, static_cast<int>(c.recompute));
   if (auto it = activations_.find(key); it != activations_.end()) return it->second;
-  const ModelSpec& m = in_.model;
-  models::LayerShape shape;
-  shape.seq = in_.base.seq_len;
-  shape.micro_batch = c.micro_batch;
-  shape.hidden = static_cast<double>(m.hidden);
-  shape.heads = m.heads;
-  shape.kv_heads = m.kv_heads;
-  shape.ffn = static_cast<double>(m.ffn);
-  shape.gated_mlp = m.gated_mlp;
-  models::ActivationOptions opt;
-  opt.tp = c.tp;
-  opt.sequence_parallel = c.sequence_parallel && c.tp > 1;
-  opt.recompute = c.recompute;
-  opt.flash_attention = in_.base.attention == AttentionKernel::kFlash;
-  const double bytes = models::layer_activation_bytes(shape, opt);
+  TrainingConfig config = in_.base;  // the candidate's knobs on the scenario's training settings
+  config.micro_batch = c.micro_batch;
+  config.parallelism.tp = c.tp;
+  config.parallelism.sequence_parallel = c.sequence_parallel;
+  config.parallelism.cp = 1;  // the plan space has no context parallelism (plan_space.cpp)
+  config.recompute = c.recompute;
+  const double bytes = layer_activation_bytes(in_.model, config);
   activations_.emplace(key, bytes);
   return bytes;
 }

@@ -25,9 +25,9 @@ int in_flight_micro_batches(const TrainingPlan& plan, int stage) {
   return (in_flight_chunks(plan, stage) + plan.chunks() - 1) / plan.chunks();
 }
 
-double layer_activation_bytes(const TrainingPlan& plan) {
-  const ModelSpec& m = plan.model();
-  const TrainingConfig& c = plan.config();
+double layer_activation_bytes(const TrainingPlan& plan) { return layer_activation_bytes(plan.model(), plan.config()); }
+
+double layer_activation_bytes(const ModelSpec& m, const TrainingConfig& c) {
   models::LayerShape shape;
   shape.seq = double(c.seq_len) / c.parallelism.cp;  // context parallelism keeps s/cp tokens per GPU
   shape.micro_batch = c.micro_batch;

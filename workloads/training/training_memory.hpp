@@ -38,7 +38,9 @@ struct SharedParameters {
 };
 SharedParameters layer_parameters(const TrainingPlan& plan, int layer);
 SharedParameters stage_parameters(const TrainingPlan& plan, int stage);
-// Activation bytes of one transformer layer and one micro-batch on one GPU.
+// Activation bytes of one transformer layer and one micro-batch on one GPU (the plan-free form
+// serves the planner's estimate).
+double layer_activation_bytes(const ModelSpec& model, const TrainingConfig& config);
 double layer_activation_bytes(const TrainingPlan& plan);
 MemoryReport training_memory(const TrainingPlan& plan);
 
