@@ -166,6 +166,11 @@ std::vector<Field> node_fields(const Catalog& cat, const std::string& name) {
           quantity("/power_other_w", "power besides GPUs", s.power_other_w, Dimension::kPower)};
 }
 
+// A value the catalog may leave out (0): "not stated" rather than a zero with a unit.
+Field stated(const std::string& pointer, const std::string& label, double value, Dimension dim) {
+  return value > 0 ? quantity(pointer, label, value, dim) : Field{pointer, label, "not stated", nullptr};
+}
+
 std::vector<Field> cpu_fields(const Catalog& cat, const std::string& name) {
   const hw::CpuSpec s = cat.cpu(name_ref(name));
   return {text("/vendor", "vendor", s.vendor),
@@ -178,7 +183,9 @@ std::vector<Field> cpu_fields(const Catalog& cat, const std::string& name) {
           quantity("/memory_bandwidth_bytes_per_s", "memory bandwidth", s.memory_bandwidth, Dimension::kBandwidth),
           count("/memory_channels", "memory channels", s.memory_channels),
           quantity("/l3_bytes", "L3 cache", s.l3_bytes, Dimension::kBytes),
-          quantity("/tdp_w", "TDP", s.tdp_w, Dimension::kPower)};
+          quantity("/tdp_w", "TDP", s.tdp_w, Dimension::kPower),
+          stated("/idle_power_w", "idle power", s.idle_power_w, Dimension::kPower),
+          stated("/memory_capacity_bytes", "memory capacity", s.memory_capacity, Dimension::kBytes)};
 }
 
 // Models are shown as written: their spec is built in the workloads layer, above hw.
