@@ -35,9 +35,14 @@ calibrate-host: build
 	./$(BUILD_DIR)/exasim-bench $(BENCH_FLAGS) -o $(BUILD_DIR)/host-profile.json
 	./$(BUILD_DIR)/exasim calibrate $(BUILD_DIR)/host-profile.json
 
+# Three tests cannot pass under the sanitizers for reasons outside exasim, and are left out here:
+# the runner's timing test (instrumented code is not the machine the models describe), the mpirun
+# sweep (LeakSanitizer reports OpenMPI's own allocations) and the flow-level collective CLI test
+# (ASan warns on stderr about SimGrid's context switches, which breaks the JSON the test parses).
+ASAN_EXCLUDE = runner measurements|sweep under mpirun|collective under both fidelities
 asan: deps
 	cmake --preset debug-asan >/dev/null && cmake --build build/debug-asan -j $(JOBS)
-	cd build/debug-asan && ctest --output-on-failure -j $(JOBS) -LE slow
+	cd build/debug-asan && ctest --output-on-failure -j $(JOBS) -LE slow -E "$(ASAN_EXCLUDE)"
 
 clean:
 	rm -rf build
