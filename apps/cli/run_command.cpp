@@ -9,6 +9,8 @@
 #include "hw/units.hpp"
 #include "traces/chrome_trace.hpp"
 #include "traces/request_source_factory.hpp"
+#include "workloads/planner/plan_evaluation.hpp"
+#include "workloads/planner/planner_inputs.hpp"
 #include "workloads/serving/serving_report.hpp"
 #include "workloads/training/training_report.hpp"
 
@@ -105,10 +107,13 @@ int run(const Context& ctx, const RunOptions& o) {
                       "give a scenario with a serving: section");
   try {
     const workloads::TrainingPlan plan(s.model, *s.training, s.cluster.gpu_count(), s.cluster.gpus_per_node);
-    const workloads::TrainingResult r = workloads::simulate_training(
-        {plan, s.cluster, s.calibration.kernel, s.calibration.collective, s.cost, s.simulation.network});
+    // The planner's evaluation of one plan: the engine's result with power read off the timeline
+    // (and the scenario's power cap applied), so `run` and `plan` report the same numbers.
+    const workloads::planner::PlanEvaluation e =
+        workloads::planner::evaluate_plan(workloads::planner::PlannerInputs::from(s), plan);
+    const workloads::TrainingResult& r = e.result;
     print_summary(std::cout, s, plan, r);
-    if (!o.json_path.empty()) open_output(o.json_path, "--json") << workloads::training_result_json(s, plan, r).dump(2) << "\n";
+    if (!o.json_path.empty()) open_output(o.json_path, "--json") << workloads::planner::evaluation_json(s, plan, e).dump(2) << "\n";
     if (!o.report_path.empty()) {
       auto out = open_output(o.report_path, "--report");
       print_summary(out, s, plan, r);

@@ -14,26 +14,10 @@ namespace exasim::workloads::planner {
 namespace {
 
 // The time split of simulate_training (training_simulation.cpp), for a timeline run again here.
-TimeBreakdown breakdown_of(const TrainingGraph& tg, const sim::Timeline& tl, double iteration) {
-  TimeBreakdown b;
-  const double pp = static_cast<double>(tg.stages.size());
-  for (const StageStreams& st : tg.stages) {
-    std::vector<sim::Interval> busy, comm;
-    for (sim::TaskId id : tg.graph.stream_tasks(st.compute)) {
-      busy.emplace_back(tl[id].start, tl[id].end);
-      (tg.graph.task(id).category == kOptimizerTask ? b.optimizer : b.compute) += (tl[id].end - tl[id].start) / pp;
-    }
-    for (sim::StreamId s : {st.tp_comm, st.dp_comm, st.p2p})
-      for (sim::TaskId id : tg.graph.stream_tasks(s)) comm.emplace_back(tl[id].start, tl[id].end);
-    b.exposed_comm += sim::uncovered_length(sim::merge_intervals(std::move(comm)), sim::merge_intervals(std::move(busy))) / pp;
-  }
-  b.bubble = std::max(0.0, iteration - b.compute - b.optimizer - b.exposed_comm);
-  return b;
-}
-
 // Applies the power limit (the cap, or TDP); when kernels slow down, runs the graph again and
 // rescales the rates. Returns every compute task's power above idle.
-std::vector<double> apply_limit(const PlannerInputs& in, TrainingResult& r, double cap_w, double& mean_clock) {
+std::vector<double> apply_limit(const PlannerInputs& in, const TrainingConfig& config, TrainingResult& r, double cap_w,
+                                double& mean_clock) {
   CappedGraph capped = apply_power_cap(r.graph->graph, in.cluster.gpu, in.base.precision, cap_w, in.power.dvfs);
   mean_clock = capped.mean_clock;
   if (!capped.stretched) return std::move(capped.dynamic_w);
@@ -51,7 +35,7 @@ std::vector<double> apply_limit(const PlannerInputs& in, TrainingResult& r, doub
   const double slower = r.iteration_time_s / r.timeline->makespan();
   r.iteration_time_s = r.timeline->makespan();
   for (double* rate : {&r.tokens_per_s, &r.samples_per_s, &r.tflops_per_gpu, &r.mfu, &r.hfu}) *rate *= slower;
-  r.breakdown = breakdown_of(*tg, *r.timeline, r.iteration_time_s);
+  r.breakdown = time_breakdown(*tg, *r.timeline, r.iteration_time_s, config);
   return std::move(capped.dynamic_w);
 }
 
@@ -63,7 +47,7 @@ PlanEvaluation evaluate_plan(const PlannerInputs& in, const TrainingPlan& plan, 
   r = simulate_training({plan, in.cluster, in.calibration.kernel, in.calibration.collective, in.cost, in.network});
   const double cap = gpu_cap_w < 0 ? in.power.gpu_cap_w : gpu_cap_w;
   e.power.gpu_cap_w = cap > 0 ? std::min(cap, in.cluster.gpu.tdp_w) : 0;
-  const std::vector<double> dynamic_w = apply_limit(in, r, cap, e.power.mean_clock);
+  const std::vector<double> dynamic_w = apply_limit(in, plan.config(), r, cap, e.power.mean_clock);
   const hw::GpuSpec& gpu = in.cluster.gpu;
   const auto devices = timeline_power(r.graph->graph, r.graph->comm_ops, *r.timeline, gpu, in.base.precision,
                                       r.iteration_time_s, dynamic_w);

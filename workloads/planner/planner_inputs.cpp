@@ -21,11 +21,6 @@ double switch_port_gbps(const topologies::Cluster& cluster) {
 
 PlannerInputs PlannerInputs::from(const Scenario& s) {
   if (!s.training) s.root.fail("plan search needs a training: section", "see configs/scenarios/ for examples");
-  // The closed-form estimate that ranks candidates knows dense layers only.
-  if (s.model.moe)
-    (s.root.has("model") ? s.root["model"] : s.root)
-        .fail("plan search for mixture-of-experts models is not available yet",
-              "simulate chosen plans with exasim run (or exasim sweep over training.parallelism keys)");
   PlannerInputs in;
   in.scenario = s;
   in.model = s.model;

@@ -68,18 +68,8 @@ void add_throughput(TrainingResult& r, const TrainingPlan& plan, const topologie
 }
 
 void add_time_split_and_power(TrainingResult& r, const TrainingInputs& in) {
-  const int pp = in.plan.par().pp;
   double busy = 0;
-  for (const StageStreams& st : r.graph->stages) {
-    const StageTimes s = stage_times(*r.graph, *r.timeline, st, in.plan.config());
-    r.breakdown.compute += s.compute / pp;
-    r.breakdown.optimizer += s.optimizer / pp;
-    r.breakdown.exposed_comm += s.exposed_comm / pp;
-    r.breakdown.offload += s.exposed_offload / pp;
-    busy += s.busy / pp;
-  }
-  r.breakdown.bubble = std::max(0.0, r.iteration_time_s - r.breakdown.compute - r.breakdown.optimizer -
-                                         r.breakdown.exposed_comm - r.breakdown.offload);
+  r.breakdown = time_breakdown(*r.graph, *r.timeline, r.iteration_time_s, in.plan.config(), &busy);
   const topologies::Cluster& cl = in.cluster;
   r.gpu_power_w = models::gpu_power_w(cl.gpu, busy / r.iteration_time_s);
   r.power_avg_w = r.gpu_power_w * cl.gpu_count() + cl.node_power_other_w * cl.nodes;
@@ -89,6 +79,24 @@ void add_time_split_and_power(TrainingResult& r, const TrainingInputs& in) {
 }
 
 }  // namespace
+
+TimeBreakdown time_breakdown(const TrainingGraph& tg, const sim::Timeline& tl, double iteration,
+                             const TrainingConfig& config, double* busy_fraction_time) {
+  TimeBreakdown b;
+  const double pp = static_cast<double>(tg.stages.size());
+  double busy = 0;
+  for (const StageStreams& st : tg.stages) {
+    const StageTimes s = stage_times(tg, tl, st, config);
+    b.compute += s.compute / pp;
+    b.optimizer += s.optimizer / pp;
+    b.exposed_comm += s.exposed_comm / pp;
+    b.offload += s.exposed_offload / pp;
+    busy += s.busy / pp;
+  }
+  b.bubble = std::max(0.0, iteration - b.compute - b.optimizer - b.exposed_comm - b.offload);
+  if (busy_fraction_time) *busy_fraction_time = busy;
+  return b;
+}
 
 MemoryReport check_training_memory(const TrainingPlan& plan, const topologies::Cluster& cluster) {
   MemoryReport mem = training_memory(plan);

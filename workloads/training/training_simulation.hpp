@@ -53,6 +53,11 @@ struct TrainingInputs {
   sim::NetworkOptions network = {};  // backend (fidelity) and collective algorithms
 };
 
+// The split of an iteration into kernels, exposed communication, exposed offload and bubble,
+// averaged over the stages; `busy` (optional) receives a GPU's mean busy time.
+TimeBreakdown time_breakdown(const TrainingGraph& tg, const sim::Timeline& tl, double iteration,
+                             const TrainingConfig& config, double* busy = nullptr);
+
 // Throws PlanError when the plan does not fit in GPU memory (nothing is simulated then).
 TrainingResult simulate_training(const TrainingInputs& in);
 
