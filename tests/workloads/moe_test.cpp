@@ -8,6 +8,7 @@
 #include "hw/catalog.hpp"
 #include "training_fixture.hpp"
 #include "workloads/model/model_config.hpp"
+#include "workloads/scenario/scenario.hpp"
 #include "workloads/training/training_graph.hpp"
 #include "workloads/training/training_memory.hpp"
 #include "workloads/training/training_plan.hpp"
@@ -113,4 +114,28 @@ TEST_CASE("moe: plans Megatron-Core cannot run are refused with the reason") {
   // DeepSeek-V3's latent attention has other shapes than the GQA layer exasim lowers.
   const ModelSpec deepseek = resolve_model(config::load_string("deepseek-v3", "<test>"), testing::catalog(), ".");
   CHECK_THROWS_WITH_AS(TrainingPlan(deepseek, moe_config(1, 8, 8), 8, 8), doctest::Contains("latent attention"), PlanError);
+}
+
+TEST_CASE("moe: load imbalance scales the busiest rank's expert work and all-to-all share, and is read checked") {
+  const ModelSpec m = mixtral();
+  TrainingConfig balanced = moe_config(2, 8, 8), skewed = balanced;
+  skewed.moe_load_imbalance = 1.5;
+  auto expert_flops_and_a2a = [&](const TrainingConfig& c) {
+    const LayerDims d = LayerDims::from(m, c).for_layer(m, 0);
+    double flops = 0, bytes = 0;
+    for (const Op& op : layer_forward(d)) {
+      if (op.kind == OpKind::kGemm && std::string(op.name).starts_with("moe.experts_")) flops += op.flops;
+      if (op.kind == OpKind::kComm && op.group == CommGroup::kExpert) bytes = op.comm_bytes;
+    }
+    return std::pair{flops, bytes};
+  };
+  const auto [f1, b1] = expert_flops_and_a2a(balanced);
+  const auto [f2, b2] = expert_flops_and_a2a(skewed);
+  CHECK(f2 == doctest::Approx(1.5 * f1));
+  CHECK(b2 == doctest::Approx(1.5 * b1));
+  const auto training = [](const std::string& extra) {
+    return read_training(config::load_string("{seq_len: 4096, global_batch: 8, " + extra + "}", "moe.yaml"), 8);
+  };
+  CHECK(training("moe_load_imbalance: 1.25").moe_load_imbalance == 1.25);
+  CHECK_THROWS_WITH_AS(training("moe_load_imbalance: 0.9"), doctest::Contains("below 1"), ConfigError);
 }

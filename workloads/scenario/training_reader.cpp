@@ -45,7 +45,7 @@ std::string schedule_names() {
 
 TrainingConfig read_training(const Node& n, int cluster_gpus) {
   n.check_keys({"seq_len", "global_batch", "micro_batch", "precision", "parallelism", "pipeline_schedule", "zero",
-                "recompute", "offload", "attention_kernel", "overlap_grad_reduce", "tp_comm_overlap",
+                "recompute", "offload", "attention_kernel", "overlap_grad_reduce", "tp_comm_overlap", "moe_load_imbalance",
                 "first_stage_layers", "last_stage_layers"});
   TrainingConfig c;
   c.seq_len = positive(n.required("seq_len"));
@@ -77,6 +77,12 @@ TrainingConfig read_training(const Node& n, int cluster_gpus) {
   }
   if (n.has("overlap_grad_reduce")) c.overlap_grad_reduce = n["overlap_grad_reduce"].as_bool();
   if (n.has("tp_comm_overlap")) c.tp_comm_overlap = n["tp_comm_overlap"].as_bool();
+  if (n.has("moe_load_imbalance")) {
+    c.moe_load_imbalance = n["moe_load_imbalance"].as_number();
+    if (!(c.moe_load_imbalance >= 1))
+      n["moe_load_imbalance"].fail("the busiest expert rank's tokens over the mean cannot be below 1",
+                                   "1 means balanced routing; measured runs report 1.1-1.5 without auxiliary losses");
+  }
   if (n.has("first_stage_layers")) c.first_stage_layers = positive(n["first_stage_layers"]);
   if (n.has("last_stage_layers")) c.last_stage_layers = positive(n["last_stage_layers"]);
   if ((c.first_stage_layers > 0) != (c.last_stage_layers > 0))

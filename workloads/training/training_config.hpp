@@ -36,6 +36,9 @@ struct TrainingConfig {
   AttentionKernel attention = AttentionKernel::kFlash;
   bool overlap_grad_reduce = true;  // DP gradient reduction overlapped with the backward pass
   bool tp_comm_overlap = false;     // TP collectives pipelined with their GEMMs (Megatron-Core --tp-comm-overlap)
+  // Mixture of experts: tokens the busiest expert-parallel rank receives over the mean (>= 1; 1 =
+  // balanced routing, as Megatron's force-balanced benchmarks). The all-to-alls wait for it.
+  double moe_load_imbalance = 1.0;
 };
 
 }  // namespace exasim::workloads

@@ -171,6 +171,7 @@ LayerDims LayerDims::from(const ModelSpec& model, const TrainingConfig& cfg) {
   d.flash = cfg.attention == AttentionKernel::kFlash;
   d.fp8 = cfg.precision == DType::kFp8;
   d.ep = cfg.parallelism.ep;
+  d.imbalance = cfg.moe_load_imbalance;
   return d;
 }
 
@@ -205,7 +206,9 @@ void ep_comm(std::vector<Op>& ops, std::string_view name, double bytes, int ep) 
 // each), sends the results back and sums them; shared experts run on the local tokens.
 void moe_forward(std::vector<Op>& ops, const LayerDims& d) {
   const double e = d.act_bytes, Tl = d.replicated_tokens(), h = d.hidden, F = d.expert_ffn;
-  const double routed = Tl * d.top_k, per_expert = routed * d.ep / d.experts, local = d.experts / d.ep;
+  // The busiest rank receives `imbalance` times the mean: its experts' work and its all-to-all
+  // share set the pace of the whole expert-parallel group.
+  const double routed = Tl * d.top_k * d.imbalance, per_expert = routed * d.ep / d.experts, local = d.experts / d.ep;
   const double up = F * (d.gated ? 2 : 1);
   const auto act = d.gated ? models::MemoryOp::kSiluMul : models::MemoryOp::kGelu;
   ops.push_back(gemm("moe.router", Tl, d.experts, h, e));
@@ -227,7 +230,9 @@ void moe_forward(std::vector<Op>& ops, const LayerDims& d) {
 
 void moe_backward(std::vector<Op>& ops, const LayerDims& d) {
   const double e = d.act_bytes, Tl = d.replicated_tokens(), h = d.hidden, F = d.expert_ffn;
-  const double routed = Tl * d.top_k, per_expert = routed * d.ep / d.experts, local = d.experts / d.ep;
+  // The busiest rank receives `imbalance` times the mean: its experts' work and its all-to-all
+  // share set the pace of the whole expert-parallel group.
+  const double routed = Tl * d.top_k * d.imbalance, per_expert = routed * d.ep / d.experts, local = d.experts / d.ep;
   const double up = F * (d.gated ? 2 : 1);
   const auto act = d.gated ? models::MemoryOp::kSiluMulBackward : models::MemoryOp::kGeluBackward;
   if (d.shared_experts > 0) {
