@@ -152,6 +152,12 @@ double Node::as_fraction() const {
   return v;
 }
 
+double Node::as_efficiency() const {
+  const double v = as_number();
+  if (!(v > 0 && v <= 1)) fail("an efficiency must be in (0, 1], got " + node_.Scalar());
+  return v;
+}
+
 std::string Node::as_choice(std::initializer_list<std::string_view> choices) const {
   const std::string s = as_string();
   std::string list;

@@ -56,6 +56,8 @@ class Node {
   double as_positive_quantity(units::Dimension d) const;     // > 0
   double as_nonnegative_quantity(units::Dimension d) const;  // >= 0
   double as_fraction() const;                    // number in [0, 1]
+  // An efficiency: a fraction of a datasheet figure, in (0, 1] (above 1 would beat the hardware).
+  double as_efficiency() const;
   // One of `choices`; the error lists them.
   std::string as_choice(std::initializer_list<std::string_view> choices) const;
 

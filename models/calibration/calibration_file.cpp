@@ -15,16 +15,9 @@ namespace {
 using config::Node;
 using units::Dimension;
 
-// Efficiencies are fractions of a datasheet figure: above 1 would mean faster than the hardware.
-double efficiency(const Node& n) {
-  const double v = n.as_number();
-  if (!(v > 0 && v <= 1)) n.fail("an efficiency must be in (0, 1], got " + n.as_string());
-  return v;
-}
-
 double value_of(const NamedParam& p, const Node& n) {
   switch (p.kind) {
-    case ParamKind::kFraction: return efficiency(n);
+    case ParamKind::kFraction: return n.as_efficiency();
     case ParamKind::kTime: return n.as_nonnegative_quantity(Dimension::kTime);
     case ParamKind::kBytes: return n.as_positive_quantity(Dimension::kBytes);
     case ParamKind::kFactor: {

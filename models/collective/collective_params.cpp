@@ -7,13 +7,6 @@ namespace {
 using config::Node;
 using units::Dimension;
 
-// Efficiencies are fractions of a datasheet figure: above 1 would mean faster than the hardware.
-double efficiency(const Node& n) {
-  const double v = n.as_number();
-  if (!(v > 0 && v <= 1)) n.fail("an efficiency must be in (0, 1], got " + n.as_string());
-  return v;
-}
-
 }  // namespace
 
 std::string_view protocol_name(Protocol p) {
@@ -38,12 +31,12 @@ void apply_collective_params(CollectiveParams& p, const Node& n) {
   n.check_keys({"intra_efficiency", "xgmi_efficiency", "pcie_efficiency", "inter_efficiency", "reduction_efficiency", "nvls_efficiency", "step_overhead", "inter_step_overhead",
                 "ll_step_overhead", "ll_inter_step_overhead", "ll128_step_overhead", "ll128_inter_step_overhead",
                 "launch_overhead", "p2p_launch_overhead"});
-  if (n.has("intra_efficiency")) p.intra_efficiency = efficiency(n["intra_efficiency"]);
-  if (n.has("xgmi_efficiency")) p.xgmi_efficiency = efficiency(n["xgmi_efficiency"]);
-  if (n.has("pcie_efficiency")) p.pcie_efficiency = efficiency(n["pcie_efficiency"]);
-  if (n.has("reduction_efficiency")) p.reduction_efficiency = efficiency(n["reduction_efficiency"]);
-  if (n.has("inter_efficiency")) p.inter_efficiency = efficiency(n["inter_efficiency"]);
-  if (n.has("nvls_efficiency")) p.nvls_efficiency = efficiency(n["nvls_efficiency"]);
+  if (n.has("intra_efficiency")) p.intra_efficiency = n["intra_efficiency"].as_efficiency();
+  if (n.has("xgmi_efficiency")) p.xgmi_efficiency = n["xgmi_efficiency"].as_efficiency();
+  if (n.has("pcie_efficiency")) p.pcie_efficiency = n["pcie_efficiency"].as_efficiency();
+  if (n.has("reduction_efficiency")) p.reduction_efficiency = n["reduction_efficiency"].as_efficiency();
+  if (n.has("inter_efficiency")) p.inter_efficiency = n["inter_efficiency"].as_efficiency();
+  if (n.has("nvls_efficiency")) p.nvls_efficiency = n["nvls_efficiency"].as_efficiency();
   if (n.has("step_overhead")) p.step_overhead_s = n["step_overhead"].as_nonnegative_quantity(Dimension::kTime);
   if (n.has("inter_step_overhead"))
     p.inter_step_overhead_s = n["inter_step_overhead"].as_nonnegative_quantity(Dimension::kTime);

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../planner/planner_fixture.hpp"
 #include "cli_runner.hpp"
 
 using exasim::testing::contains;
@@ -30,15 +31,7 @@ std::string slurp(const fs::path& p) {
 fs::path sweep_folder() {
   const fs::path dir = fs::temp_directory_path() / ("exasim-sweep-test-" + std::to_string(getpid()));
   fs::create_directories(dir);
-  std::ofstream(dir / "small.yaml") << R"(
-name: small-gpt
-cluster: {gpu: A100-SXM4-80GB, gpus_per_node: 8, nodes: 2, intra_node: nvswitch-a100,
-          inter_node: {topology: fat-tree, nic: ib-hdr-200, nics_per_node: 8}}
-model: {layers: 24, hidden: 2048, heads: 16, kv_heads: 16, ffn: 8192, vocab: 51200}
-training: {seq_len: 2048, global_batch: 64, micro_batch: 1, precision: bf16,
-           parallelism: {tp: 2, pp: 2, dp: 4, sequence_parallel: true}, zero: 1, recompute: selective}
-cost: {gpu_hour_usd: 2.0, electricity_usd_per_kwh: 0.10, pue: 1.2}
-)";
+  std::ofstream(dir / "small.yaml") << exasim::testing::small_gpt_yaml();
   std::ofstream(dir / "sweep.yaml") << R"(
 name: small-sweep
 base: small.yaml

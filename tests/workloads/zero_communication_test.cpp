@@ -5,7 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "models/collective/collective_model.hpp"
-#include "sim/analytical_network.hpp"
+#include "sim/net/analytical_network.hpp"
 #include "training_fixture.hpp"
 #include "workloads/training/training_graph.hpp"
 #include "workloads/training/training_simulation.hpp"

@@ -62,19 +62,21 @@ models::Calibration read_calibration(const Node& n, const topologies::Cluster& c
   cal.kernel = models::KernelParams::defaults_for(cluster.gpu);
   if (cluster.gpu.host_cpu) cal.kernel.source = "CPU models (models/cpu/) with defaults from the CPU spec";
   if (!n.defined()) return cal;
-  if (n.is_map()) return models::apply_calibration(cal, n);
-  std::filesystem::path p = n.as_string();
-  if (p.is_relative() && !std::filesystem::exists(p)) p = std::filesystem::path(base_dir) / p;
-  models::Calibration loaded;
-  try {
-    loaded = models::load_calibration(cal, p.string());
-  } catch (const IoError& e) {
-    throw IoError("calibration file not found: " + p.string(), n.where(), "give a path relative to the scenario or the current folder");
+  config::Node file = n;  // an inline mapping, or the file it names (read once)
+  if (!n.is_map()) {
+    std::filesystem::path p = n.as_string();
+    if (p.is_relative() && !std::filesystem::exists(p)) p = std::filesystem::path(base_dir) / p;
+    try {
+      file = config::load_file(p.string());
+    } catch (const IoError& e) {
+      throw IoError("calibration file not found: " + p.string(), n.where(), "give a path relative to the scenario or the current folder");
+    }
   }
-  if (cluster.gpu.host_cpu && config::load_file(p.string()).has("cpu")) {
+  models::Calibration loaded = models::apply_calibration(cal, file);
+  if (cluster.gpu.host_cpu && file.has("cpu")) {  // a CPU device: the fitted CPU models
     loaded.kernel.cpu =
-        std::make_shared<const models::CpuParams>(models::serving_runtime(models::load_cpu_calibration(p.string()).params));
-    loaded.kernel.source = "CPU models (models/cpu/) calibrated by " + p.string();
+        std::make_shared<const models::CpuParams>(models::serving_runtime(models::read_cpu_calibration(file["cpu"]).params));
+    loaded.kernel.source = "CPU models (models/cpu/) calibrated by " + file.file();
   }
   return loaded;
 }

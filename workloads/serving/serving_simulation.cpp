@@ -6,7 +6,7 @@
 
 #include "hw/error.hpp"
 #include "models/power/gpu_power.hpp"
-#include "sim/analytical_network.hpp"
+#include "sim/net/analytical_network.hpp"
 #include "workloads/serving/kv_transfer.hpp"
 #include "workloads/serving/replica.hpp"
 #include "workloads/serving/router.hpp"
