@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 namespace exasim::sim {
 namespace {
@@ -34,13 +35,14 @@ struct StreamCursor {
 // State of one run(). Everything the hot loop touches is a flat vector built once up front.
 class Run {
  public:
-  Run(const ExecGraph& g, const std::vector<CommOp>* ops, NetworkBackend* backend, EngineStats& stats)
-      : g_(g), tasks_(g.tasks()), ops_(ops), backend_(backend), stats_(stats), timeline_(g.task_count()) {}
+  Run(const ExecGraph& g, const std::vector<CommOp>* ops, NetworkBackend* backend, EngineStats& stats, bool join)
+      : g_(g), tasks_(g.tasks()), ops_(ops), backend_(backend), stats_(stats), timeline_(g.task_count()), join_(join) {}
 
   Timeline execute() {
     build_successors();
     build_streams();
     heap_.reserve(streams_.size());
+    start_ready_barriers();
     for (StreamId s = 0; s < streams_.size(); ++s) try_start_head(s, 0);
     while (!heap_.empty()) complete(pop());
     if (finished_ != tasks_.size()) throw std::runtime_error(deadlock_message());
@@ -56,6 +58,7 @@ class Run {
     shared_ = true;
     backend_->prepare(ops_ != nullptr ? *ops_ : std::vector<CommOp>{});
     backend_->run([this] {
+      start_ready_barriers();
       for (StreamId s = 0; s < streams_.size(); ++s) try_start_head(s, 0);
       std::vector<std::uint32_t> done;
       while (!heap_.empty() || backend_->busy()) {
@@ -101,20 +104,30 @@ class Run {
     }
   }
 
+  // Barriers belong to no stream: they start once their dependencies are done.
+  void start_ready_barriers() {
+    for (TaskId id = 0; id < tasks_.size(); ++id)
+      if (tasks_[id].stream == kNone && remaining_[id] == 0) start(id, kNone, 0);
+  }
+
   void complete(const Event& ev) {
     ++stats_.events;
     ++finished_;
     const Time now = ev.time;
     const StreamId own = tasks_[ev.task].stream;
-    streams_[own].busy = false;
+    if (own != kNone) streams_[own].busy = false;
     const std::uint32_t end = succ_begin_[ev.task + 1];
     for (std::uint32_t i = succ_begin_[ev.task]; i < end; ++i) {
       const TaskId v = succ_[i];
       if (--remaining_[v] != 0) continue;
       const StreamId s = tasks_[v].stream;
-      if (!streams_[s].busy && streams_[s].head() == v) start(v, s, now);
+      if (s == kNone) {
+        start(v, s, now);
+      } else if (!streams_[s].busy && streams_[s].head() == v) {
+        start(v, s, now);
+      }
     }
-    try_start_head(own, now);
+    if (own != kNone) try_start_head(own, now);
   }
 
   void try_start_head(StreamId s, Time now) {
@@ -131,26 +144,48 @@ class Run {
   }
 
   void finish_comm(TaskId id, Time now) {
+    std::vector<TaskId> members;
+    if (join_) {
+      if (auto l = leader_.find(tasks_[id].comm_op); l != leader_.end() && l->second.task == id) leader_.erase(l);
+      if (auto it = joined_.find(id); it != joined_.end()) {
+        members = std::move(it->second);
+        joined_.erase(it);
+      }
+    }
     timeline_.record(id, timeline_[id].start, now);
     complete(Event{now, 0, id});
+    for (TaskId m : members) {
+      timeline_.record(m, timeline_[m].start, now);
+      complete(Event{now, 0, m});
+    }
   }
 
   void start(TaskId id, StreamId s, Time now) {
     const Task& t = tasks_[id];
     if (shared_ && t.comm_op != kNone) {
       const std::uint32_t op = checked_op(id);
-      backend_->start((*ops_)[op], id, now);
       timeline_.record(id, now, now);
       ++streams_[s].next;
       streams_[s].busy = true;
       ++stats_.events;
+      if (join_) {  // a member of an op that another member started at this instant rides along
+        auto [it, fresh] = leader_.try_emplace(op, Leader{now, id});
+        if (!fresh && it->second.time == now) {
+          joined_[it->second.task].push_back(id);
+          return;
+        }
+        it->second = Leader{now, id};
+      }
+      backend_->start((*ops_)[op], id, now);
       return;
     }
     const Time d = t.comm_op == kNone ? t.duration : comm_duration(id, now);
     const Time end = now + d;
     timeline_.record(id, now, end);
-    ++streams_[s].next;
-    streams_[s].busy = true;
+    if (s != kNone) {
+      ++streams_[s].next;
+      streams_[s].busy = true;
+    }
     heap_.push_back(Event{end, seq_++, id});
     std::push_heap(heap_.begin(), heap_.end(), Later{});
     ++stats_.events;
@@ -194,6 +229,13 @@ class Run {
   std::uint32_t seq_ = 0;
   std::size_t finished_ = 0;
   bool shared_ = false;  // comm tasks go to a link-sharing backend
+  bool join_ = false;    // Engine::join_identical_collectives
+  struct Leader {
+    Time time;
+    TaskId task;
+  };
+  std::unordered_map<std::uint32_t, Leader> leader_;              // comm op -> its member in flight that started it
+  std::unordered_map<TaskId, std::vector<TaskId>> joined_;        // that member -> the others riding along
 };
 
 // Cold path: explain why the blocked stream heads cannot start. With no task running, every
@@ -221,7 +263,8 @@ std::string Run::deadlock_message() const {
     msg += (named ? "; '" : " '") + std::string(g_.label_of(h)) + "' (task " + std::to_string(h) + ", stream '" +
            g_.streams()[s].name + "') waits on '" + std::string(g_.label_of(blocker)) + "' (task " +
            std::to_string(blocker) + ")";
-    msg += tasks_[blocker].stream == s ? ", a later task of its own stream"
+    msg += tasks_[blocker].stream == kNone ? " (a barrier)"
+           : tasks_[blocker].stream == s ? ", a later task of its own stream"
                                        : " on stream '" + g_.streams()[tasks_[blocker].stream].name +
                                              "' (dependency cycle through dependencies and stream order)";
     ++named;
@@ -236,7 +279,7 @@ Engine::Engine(const ExecGraph& graph, const std::vector<CommOp>* comm_ops, Netw
 
 Timeline Engine::run() {
   stats_ = EngineStats{};
-  Run run(graph_, comm_ops_, backend_, stats_);
+  Run run(graph_, comm_ops_, backend_, stats_, join_);
   return backend_ != nullptr && backend_->shares_links() ? run.execute_shared() : run.execute();
 }
 

@@ -23,6 +23,10 @@ class Engine {
   // has a comm_op.
   Engine(const ExecGraph& graph, const std::vector<CommOp>* comm_ops = nullptr,
          NetworkBackend* backend = nullptr);
+  // With a link-sharing backend: tasks of one comm op that start at the same instant are one
+  // operation on the network (the members of a collective when every rank is simulated; they
+  // meet at a barrier first), started once and finished together. Off by default.
+  void join_identical_collectives(bool on) { join_ = on; }
   // Runs to completion. Throws std::runtime_error naming the stuck tasks if the graph deadlocks
   // (a dependency cycle, or a dependency on a task later in the same stream).
   Timeline run();
@@ -32,6 +36,7 @@ class Engine {
   const ExecGraph& graph_;
   const std::vector<CommOp>* comm_ops_;
   NetworkBackend* backend_;
+  bool join_ = false;
   EngineStats stats_;
 };
 

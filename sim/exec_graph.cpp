@@ -22,6 +22,7 @@ std::string_view task_kind_name(TaskKind k) {
     case TaskKind::kCollective: return "collective";
     case TaskKind::kSendRecv: return "sendrecv";
     case TaskKind::kHost: return "host";
+    case TaskKind::kBarrier: return "barrier";
   }
   return "unknown";
 }
@@ -70,6 +71,36 @@ TaskId ExecGraph::add_task(const TaskSpec& spec) {
   tasks_.push_back(t);
   stream_tasks_[spec.stream].push_back(id);
   return id;
+}
+
+TaskId ExecGraph::add_task_like(const Task& task, StreamId stream, Time duration, std::uint32_t comm_op) {
+  if (stream >= streams_.size() || task.label >= labels_.size() || !(duration >= 0) || !std::isfinite(duration) ||
+      tasks_.size() >= kNone) {
+    throw std::invalid_argument("ExecGraph::add_task_like: unknown stream or label, invalid duration, or too many tasks");
+  }
+  const auto id = static_cast<TaskId>(tasks_.size());
+  Task t = task;
+  t.stream = stream;
+  t.duration = duration;
+  t.comm_op = comm_op;
+  tasks_.push_back(t);
+  stream_tasks_[stream].push_back(id);
+  return id;
+}
+
+TaskId ExecGraph::add_barrier(std::string_view label) {
+  if (tasks_.size() >= kNone) throw std::invalid_argument("ExecGraph::add_barrier: too many tasks");
+  Task t;
+  t.label = intern(label);
+  t.kind = TaskKind::kBarrier;
+  t.stream = kNone;
+  tasks_.push_back(t);
+  return static_cast<TaskId>(tasks_.size() - 1);
+}
+
+void ExecGraph::share_labels(const ExecGraph& other) {
+  labels_ = other.labels_;
+  label_index_ = other.label_index_;
 }
 
 void ExecGraph::add_dependency(TaskId before, TaskId after) {

@@ -18,7 +18,9 @@ using StreamId = std::uint32_t;
 inline constexpr std::uint32_t kNone = 0xffffffffu;
 
 enum class StreamKind : std::uint8_t { kCompute, kComm, kCopy };
-enum class TaskKind : std::uint8_t { kCompute, kMemcpy, kCollective, kSendRecv, kHost };
+// kBarrier: a zero-time join of several streams' tasks that belongs to no stream (a collective's
+// members meet there when every rank is simulated); it runs as soon as its dependencies are done.
+enum class TaskKind : std::uint8_t { kCompute, kMemcpy, kCollective, kSendRecv, kHost, kBarrier };
 
 std::string_view stream_kind_name(StreamKind k);
 std::string_view task_kind_name(TaskKind k);
@@ -64,6 +66,13 @@ class ExecGraph {
   // Appends a task to its stream (program order = call order). Throws std::invalid_argument on a
   // bad stream or a negative/NaN duration.
   TaskId add_task(const TaskSpec& spec);
+  // A copy of `task` (label, kind, rates) on `stream` with its own duration and comm op; `task`
+  // may come from another graph whose labels this one shares (see share_labels).
+  TaskId add_task_like(const Task& task, StreamId stream, Time duration, std::uint32_t comm_op);
+  // A stream-less join (TaskKind::kBarrier, stream kNone, zero time).
+  TaskId add_barrier(std::string_view label);
+  // Takes `other`'s label table, so tasks copied from it keep their label indices.
+  void share_labels(const ExecGraph& other);
   // `after` may not start before `before` has finished. Throws on unknown ids or a self-edge.
   void add_dependency(TaskId before, TaskId after);
 

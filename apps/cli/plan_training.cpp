@@ -129,7 +129,8 @@ nlohmann::json plans_json(const workloads::Scenario& s, const pl::SearchResult& 
 
 int plan_training(const workloads::Scenario& s, const TrainingPlanRequest& req) {
   const std::unique_ptr<PointExecutor> exec = make_point_executor();
-  const pl::PlannerInputs in = pl::PlannerInputs::from(s);
+  pl::PlannerInputs in = pl::PlannerInputs::from(s);
+  in.ranks = {};  // the search compares plans under symmetry (every rank of every candidate would not scale)
   pl::SearchOptions o;
   o.objective = req.objective.empty() ? "throughput" : req.objective;
   pl::find_objective(o.objective);  // unknown names fail before any work

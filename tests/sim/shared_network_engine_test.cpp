@@ -148,3 +148,60 @@ TEST_CASE("shared network: a dependency cycle is still reported as a deadlock") 
   SharedLink link(1.0);
   CHECK_THROWS_WITH_AS(Engine(g, &ops, &link).run(), doctest::Contains("deadlock"), std::runtime_error);
 }
+
+// A collective when every rank is simulated: its members meet at a stream-less barrier, then run
+// the op as one. Member a is ready at 1, member b at 3: both start at 3; with joining on they are
+// one 2 B op on the 1 B/s link (ends at 5), with it off two ops sharing the link (end at 7).
+TEST_CASE("shared network: members of a collective meet at a barrier and move their data once") {
+  for (bool join : {true, false}) {
+    CAPTURE(join);
+    ExecGraph g;
+    const DeviceId da = g.add_device("a"), db = g.add_device("b");
+    const StreamId ca = g.add_stream(da, StreamKind::kCompute, "a/compute");
+    const StreamId cb = g.add_stream(db, StreamKind::kCompute, "b/compute");
+    const StreamId ma = g.add_stream(da, StreamKind::kComm, "a/comm");
+    const StreamId mb = g.add_stream(db, StreamKind::kComm, "b/comm");
+    const std::vector<CommOp> ops{{CommKind::kAllReduce, 2.0, {0, 1}}};
+    const TaskId ka = g.add_task(task("ka", ca, 1.0));
+    const TaskId kb = g.add_task(task("kb", cb, 3.0));
+    const TaskId xa = g.add_task(task("xa", ma, 0, 0));
+    const TaskId xb = g.add_task(task("xb", mb, 0, 0));
+    const TaskId meet = g.add_barrier("join x");
+    CHECK(g.task(meet).stream == kNone);
+    CHECK(g.task(meet).kind == TaskKind::kBarrier);
+    g.add_dependency(ka, meet);
+    g.add_dependency(kb, meet);
+    g.add_dependency(meet, xa);
+    g.add_dependency(meet, xb);
+    SharedLink link(1.0);
+    Engine e(g, &ops, &link);
+    e.join_identical_collectives(join);
+    const Timeline t = e.run();
+    CHECK(t[meet].start == doctest::Approx(3.0));
+    CHECK(t[meet].end == doctest::Approx(3.0));
+    CHECK(t[xa].start == doctest::Approx(3.0));
+    CHECK(t[xb].start == doctest::Approx(3.0));
+    CHECK(t[xa].end == doctest::Approx(join ? 5.0 : 7.0));
+    CHECK(t[xb].end == doctest::Approx(join ? 5.0 : 7.0));
+  }
+}
+
+TEST_CASE("engine: a barrier with no dependencies runs at time zero; one left waiting is named in the deadlock") {
+  ExecGraph g;
+  const StreamId s = g.add_stream(g.add_device("a"), StreamKind::kCompute, "a/compute");
+  const TaskId free_barrier = g.add_barrier("free");
+  const TaskId k = g.add_task(task("k", s, 1.0));
+  g.add_dependency(free_barrier, k);
+  const Timeline t = Engine(g).run();
+  CHECK(t[free_barrier].end == 0);
+  CHECK(t[k].end == doctest::Approx(1.0));
+
+  ExecGraph stuck;
+  const StreamId s2 = stuck.add_stream(stuck.add_device("a"), StreamKind::kCompute, "a/compute");
+  const TaskId first = stuck.add_task(task("first", s2, 1.0));
+  const TaskId second = stuck.add_task(task("second", s2, 1.0));
+  const TaskId b = stuck.add_barrier("join");
+  stuck.add_dependency(second, b);  // the barrier waits for a later task of the stream
+  stuck.add_dependency(b, first);
+  CHECK_THROWS_WITH_AS(Engine(stuck).run(), doctest::Contains("(a barrier)"), std::runtime_error);
+}

@@ -25,12 +25,8 @@ std::vector<double> apply_limit(const PlannerInputs& in, const TrainingConfig& c
   tg->graph = std::move(capped.graph);
   tg->comm_ops = r.graph->comm_ops;
   tg->stages = r.graph->stages;
-  sim::NetworkOptions options = in.network;
-  options.symmetric_copies = true;
-  const auto network = sim::make_network_backend(in.cluster, in.calibration.collective, options);
-  sim::Engine engine(tg->graph, &tg->comm_ops, network.get());
-  r.timeline = std::make_shared<sim::Timeline>(engine.run());
-  r.events = engine.stats().events;
+  r.timeline = std::make_shared<sim::Timeline>(
+      run_training_graph(*tg, in.cluster, in.calibration.collective, in.network, in.ranks, &r.events));
   r.graph = tg;
   const double slower = r.iteration_time_s / r.timeline->makespan();
   r.iteration_time_s = r.timeline->makespan();
@@ -44,14 +40,15 @@ std::vector<double> apply_limit(const PlannerInputs& in, const TrainingConfig& c
 PlanEvaluation evaluate_plan(const PlannerInputs& in, const TrainingPlan& plan, double gpu_cap_w) {
   PlanEvaluation e;
   TrainingResult& r = e.result;
-  r = simulate_training({plan, in.cluster, in.calibration.kernel, in.calibration.collective, in.cost, in.network});
+  r = simulate_training({plan, in.cluster, in.calibration.kernel, in.calibration.collective, in.cost, in.network, in.ranks});
   const double cap = gpu_cap_w < 0 ? in.power.gpu_cap_w : gpu_cap_w;
   e.power.gpu_cap_w = cap > 0 ? std::min(cap, in.cluster.gpu.tdp_w) : 0;
   const std::vector<double> dynamic_w = apply_limit(in, plan.config(), r, cap, e.power.mean_clock);
   const hw::GpuSpec& gpu = in.cluster.gpu;
+  // One GPU per stage stands for its TP group and DP replicas (with all ranks: replica 0's GPUs,
+  // the first of the graph's devices; a straggler's own power is not sampled).
   const auto devices = timeline_power(r.graph->graph, r.graph->comm_ops, *r.timeline, gpu, in.base.precision,
-                                      r.iteration_time_s, dynamic_w);
-  // One simulated GPU per stage stands for its TP group and DP replicas.
+                                      r.iteration_time_s, dynamic_w, r.graph->stages.size());
   double energy = 0;
   const double n = static_cast<double>(devices.size());
   for (const DevicePower& d : devices) {

@@ -28,6 +28,7 @@ PlannerInputs PlannerInputs::from(const Scenario& s) {
   in.cluster = s.cluster;
   in.calibration = s.calibration;
   in.network = s.simulation.network;
+  in.ranks = {s.simulation.all_ranks, s.simulation.stragglers};
   in.cost = s.cost;
   in.power = models::read_power_config(s.root["power"]);
   in.space = read_plan_space(s.root["plan_space"]);

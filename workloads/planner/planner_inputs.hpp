@@ -11,6 +11,7 @@
 #include "workloads/model/model_spec.hpp"
 #include "workloads/planner/plan_space.hpp"
 #include "workloads/scenario/scenario.hpp"
+#include "workloads/training/all_ranks.hpp"
 #include "workloads/training/training_config.hpp"
 
 namespace exasim::workloads::planner {
@@ -22,6 +23,7 @@ struct PlannerInputs {
   topologies::Cluster cluster;
   models::Calibration calibration;
   sim::NetworkOptions network;
+  RankSimulation ranks;  // symmetry, or every rank (simulation.all_ranks, stragglers); searches use symmetry
   models::CostRates cost;
   models::PowerConfig power;
   PlanSpace space;

@@ -41,9 +41,14 @@ CappedGraph apply_power_cap(const sim::ExecGraph& g, const hw::GpuSpec& gpu, DTy
   for (const sim::Device& d : g.devices()) out.graph.add_device(d.name);
   for (const sim::Stream& st : g.streams()) out.graph.add_stream(st.device, st.kind, st.name);
   out.graph.reserve(g.task_count(), g.edge_count());
+  out.graph.share_labels(g);
   for (sim::TaskId id = 0; id < g.task_count(); ++id) {
     const sim::Task& t = g.task(id);
-    out.graph.add_task({g.label_of(id), t.kind, t.stream, duration[id], t.flops, t.bytes, t.comm_op, t.category});
+    if (t.stream == sim::kNone) {
+      out.graph.add_barrier(g.label_of(id));
+    } else {
+      out.graph.add_task_like(t, t.stream, duration[id], t.comm_op);
+    }
   }
   for (std::size_t e = 0; e < g.edge_count(); ++e) out.graph.add_dependency(g.edge_from()[e], g.edge_to()[e]);
   return out;

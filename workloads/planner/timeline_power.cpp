@@ -41,14 +41,17 @@ struct Event {
 
 std::vector<DevicePower> timeline_power(const sim::ExecGraph& g, const std::vector<sim::CommOp>& ops, const sim::Timeline& tl,
                                         const hw::GpuSpec& gpu, DType precision, double horizon,
-                                        const std::vector<double>& dynamic_w) {
+                                        const std::vector<double>& dynamic_w, std::size_t devices) {
   const models::GpuPowerSplit split = models::power_split(gpu);
-  std::vector<std::vector<Event>> events(g.devices().size());
+  const std::size_t n = devices > 0 ? std::min(devices, g.devices().size()) : g.devices().size();
+  std::vector<std::vector<Event>> events(n);
   for (sim::TaskId id = 0; id < g.task_count(); ++id) {
     const sim::Task& t = g.task(id);
     const double begin = tl[id].start, end = tl[id].end;
-    if (end <= begin) continue;
-    auto& ev = events[g.streams()[t.stream].device];
+    if (end <= begin || t.stream == sim::kNone) continue;
+    const sim::DeviceId device = g.streams()[t.stream].device;
+    if (device >= n) continue;
+    auto& ev = events[device];
     Event e{begin};
     if (t.kind == sim::TaskKind::kCompute) {
       e.compute_w = dynamic_w.empty() ? task_dynamic_w(t, gpu, precision) : dynamic_w[id];

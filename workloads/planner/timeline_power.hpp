@@ -30,10 +30,12 @@ struct DevicePower {
 };
 
 // dynamic_w: per task (indexed by TaskId) a compute task's power above idle, as a power limit
-// set it (power_cap.hpp); empty: task_dynamic_w() at the default limit (TDP).
+// set it (power_cap.hpp); empty: task_dynamic_w() at the default limit (TDP). `devices`: only
+// the graph's first that many devices (0: all), e.g. one rank per stage of an all-ranks graph.
 std::vector<DevicePower> timeline_power(const sim::ExecGraph& graph, const std::vector<sim::CommOp>& ops,
                                         const sim::Timeline& timeline, const hw::GpuSpec& gpu, DType precision,
-                                        double horizon, const std::vector<double>& dynamic_w = {});
+                                        double horizon, const std::vector<double>& dynamic_w = {},
+                                        std::size_t devices = 0);
 
 // A compute task's power above idle at the default power limit (TDP; links held in reserve).
 double task_dynamic_w(const sim::Task& task, const hw::GpuSpec& gpu, DType precision);

@@ -43,12 +43,27 @@ models::AlgorithmChoice read_algorithms(const Node& n) {
 }
 
 SimulationConfig read_simulation(const Node& n) {
-  n.check_keys({"fidelity", "seed", "all_ranks", "flow_model", "collective_algorithm"});
+  n.check_keys({"fidelity", "seed", "all_ranks", "stragglers", "flow_model", "collective_algorithm"});
   SimulationConfig s;
   if (n.has("fidelity")) s.fidelity = n["fidelity"].as_choice({"analytical", "flow"});
   if (n.has("seed")) s.seed = static_cast<std::uint64_t>(n["seed"].as_nonnegative_int());
   if (n.has("all_ranks")) s.all_ranks = n["all_ranks"].as_bool();
-  if (s.all_ranks) n["all_ranks"].fail("simulating every rank is not available yet", "use all_ranks: false (symmetry)");
+  if (n.has("stragglers")) {
+    const Node list = n["stragglers"];
+    if (!list.is_sequence())
+      list.fail("expected a list of {rank, slowdown}", "e.g. stragglers: [{rank: 5, slowdown: 1.2}]");
+    if (!s.all_ranks) list.fail("stragglers need every rank simulated", "set simulation.all_ranks: true");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Node item = list.at(i);
+      item.expect_map();
+      item.check_keys({"rank", "slowdown"});
+      Straggler st;
+      st.rank = static_cast<std::uint32_t>(item.required("rank").as_nonnegative_int());
+      st.slowdown = item.required("slowdown").as_number();
+      if (!(st.slowdown > 0)) item["slowdown"].fail("slowdown must be > 0 (kernel time factor)", "e.g. 1.2 for 20% slower kernels");
+      s.stragglers.push_back(st);
+    }
+  }
   s.network.backend = s.fidelity;
   if (n.has("flow_model")) s.network.flow_model = n["flow_model"].as_choice({"LV08", "CM02"});
   if (n.has("collective_algorithm")) s.network.algorithms = read_algorithms(n["collective_algorithm"]);
@@ -126,6 +141,18 @@ Scenario scenario_from_node(const Node& root, const hw::Catalog& catalog, const 
     root.required("training");
   }
   if (root.has("simulation")) s.simulation = read_simulation(root["simulation"]);
+  if (s.simulation.all_ranks && s.serving) {
+    root["simulation"]["all_ranks"].fail("all_ranks applies to training (serving simulates each replica already)",
+                                         "remove simulation.all_ranks");
+  }
+  for (std::size_t i = 0; i < s.simulation.stragglers.size(); ++i) {
+    if (s.simulation.stragglers[i].rank >= static_cast<std::uint32_t>(s.cluster.gpu_count())) {
+      root["simulation"]["stragglers"].at(i)["rank"].fail(
+          "rank " + std::to_string(s.simulation.stragglers[i].rank) + " is not in the cluster (" +
+              std::to_string(s.cluster.gpu_count()) + " GPUs)",
+          "give a rank below " + std::to_string(s.cluster.gpu_count()));
+    }
+  }
   s.calibration = read_calibration(root["calibration"], s.cluster, base_dir);
   if (s.serving)
     s.serving_config = read_serving(root["serving"], catalog, s.cluster, s.model, s.calibration.kernel, base_dir);

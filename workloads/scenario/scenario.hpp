@@ -13,6 +13,7 @@
 #include "topologies/cluster.hpp"
 #include "workloads/model/model_spec.hpp"
 #include "workloads/serving/serving_config.hpp"
+#include "workloads/training/all_ranks.hpp"
 #include "workloads/training/training_config.hpp"
 
 namespace exasim::workloads {
@@ -20,7 +21,8 @@ namespace exasim::workloads {
 struct SimulationConfig {
   std::string fidelity = "analytical";  // analytical | flow
   std::uint64_t seed = 1;
-  bool all_ranks = false;
+  bool all_ranks = false;  // every rank simulated (training); default: symmetry
+  std::vector<Straggler> stragglers;  // needs all_ranks: GPUs whose kernels run slower (or faster)
   // The network backend and its choices (fidelity, flow_model, collective_algorithm).
   sim::NetworkOptions network;
 };

@@ -127,21 +127,36 @@ MemoryReport check_training_memory(const TrainingPlan& plan, const topologies::C
   return mem;
 }
 
+sim::NetworkOptions run_network_options(const sim::NetworkOptions& base, const RankSimulation& ranks) {
+  sim::NetworkOptions options = base;
+  options.symmetric_copies = !ranks.all_ranks || options.backend == "analytical";
+  return options;
+}
+
+sim::Timeline run_training_graph(const TrainingGraph& tg, const topologies::Cluster& cluster,
+                                 const models::CollectiveParams& collective, const sim::NetworkOptions& network,
+                                 const RankSimulation& ranks, std::uint64_t* events) {
+  const auto backend = sim::make_network_backend(cluster, collective, run_network_options(network, ranks));
+  sim::Engine engine(tg.graph, &tg.comm_ops, backend.get());
+  engine.join_identical_collectives(ranks.all_ranks);
+  sim::Timeline tl = engine.run();
+  if (events) *events = engine.stats().events;
+  return tl;
+}
+
 TrainingResult simulate_training(const TrainingInputs& in) {
   TrainingResult r;
   r.memory = check_training_memory(in.plan, in.cluster);
   r.memory_capacity_bytes = in.cluster.gpu.hbm_capacity_bytes;
   r.graph = std::make_shared<TrainingGraph>(
       build_training_graph(in.plan, {in.cluster.gpu, in.kernel, in.cluster.host ? &*in.cluster.host : nullptr}));
-  // Symmetry: the one simulated GPU per stage stands for its TP peers and DP replicas, whose
-  // copies of each collective share the network with it.
-  sim::NetworkOptions options = in.network;
-  options.symmetric_copies = true;
-  const auto network = sim::make_network_backend(in.cluster, in.collective, options);
-  sim::Engine engine(r.graph->graph, &r.graph->comm_ops, network.get());
-  r.timeline = std::make_shared<sim::Timeline>(engine.run());
+  if (!in.ranks.stragglers.empty() && !in.ranks.all_ranks) {
+    throw PlanError("stragglers need every rank simulated", {"", 0, "simulation.stragglers"}, "set simulation.all_ranks: true");
+  }
+  if (in.ranks.all_ranks) r.graph = std::make_shared<TrainingGraph>(expand_to_all_ranks(*r.graph, in.plan, in.ranks.stragglers));
+  r.timeline = std::make_shared<sim::Timeline>(
+      run_training_graph(*r.graph, in.cluster, in.collective, in.network, in.ranks, &r.events));
   r.tasks = r.graph->graph.task_count();
-  r.events = engine.stats().events;
   r.iteration_time_s = r.timeline->makespan();
   add_throughput(r, in.plan, in.cluster);
   add_time_split_and_power(r, in);

@@ -8,6 +8,7 @@
 #include "sim/net/network_options.hpp"
 #include "sim/timeline.hpp"
 #include "topologies/cluster.hpp"
+#include "workloads/training/all_ranks.hpp"
 #include "workloads/training/training_graph.hpp"
 #include "workloads/training/training_memory.hpp"
 #include "workloads/training/training_plan.hpp"
@@ -51,7 +52,18 @@ struct TrainingInputs {
   models::CollectiveParams collective;
   models::CostRates cost;
   sim::NetworkOptions network = {};  // backend (fidelity) and collective algorithms
+  RankSimulation ranks = {};         // symmetry (default) or every rank, with stragglers
 };
+
+// The network options a run uses: under symmetry, and with all ranks on a contention-free
+// backend, an op also carries its copies on the other GPUs of its nodes (their traffic shares
+// the NICs); a link-sharing backend with all ranks simulates those copies themselves.
+sim::NetworkOptions run_network_options(const sim::NetworkOptions& base, const RankSimulation& ranks);
+
+// Runs a training graph on the cluster's network; returns the timeline and the events processed.
+sim::Timeline run_training_graph(const TrainingGraph& tg, const topologies::Cluster& cluster,
+                                 const models::CollectiveParams& collective, const sim::NetworkOptions& network,
+                                 const RankSimulation& ranks, std::uint64_t* events = nullptr);
 
 // The split of an iteration into kernels, exposed communication, exposed offload and bubble,
 // averaged over the stages; `busy` (optional) receives a GPU's mean busy time.

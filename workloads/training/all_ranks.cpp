@@ -1,0 +1,162 @@
+#include "workloads/training/all_ranks.hpp"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "hw/error.hpp"
+
+namespace exasim::workloads {
+
+namespace {
+
+// How the replicas of a stage (0..Q-1) split into instances of one group shape: the group of
+// replica 0 has local offsets O (0 among them); the instance of replica q is q's translate
+// b + O, b its smallest member. Megatron's groups (TP, CP, DP x CP, EP, expert-DP, a pipeline
+// peer) all tile the stage this way.
+struct Partition {
+  std::vector<std::uint32_t> base;      // per replica: its instance's smallest member
+  std::vector<std::uint32_t> instance;  // per replica: its instance's index (instances ordered by base)
+  std::uint32_t instances = 0;
+};
+
+Partition partition(const std::vector<std::uint32_t>& offsets, std::uint32_t replicas) {
+  constexpr std::uint32_t kUnset = 0xffffffffu;
+  Partition p;
+  p.base.assign(replicas, kUnset);
+  p.instance.assign(replicas, kUnset);
+  for (std::uint32_t q = 0; q < replicas; ++q) {
+    if (p.base[q] != kUnset) continue;
+    for (std::uint32_t o : offsets) {
+      const std::uint32_t r = q + o;
+      if (r >= replicas || p.base[r] != kUnset) throw std::logic_error("all_ranks: a communication group does not tile its stage");
+      p.base[r] = q;
+      p.instance[r] = p.instances;
+    }
+    ++p.instances;
+  }
+  return p;
+}
+
+}  // namespace
+
+TrainingGraph expand_to_all_ranks(const TrainingGraph& sym, const TrainingPlan& plan, const std::vector<Straggler>& stragglers) {
+  const Parallelism& par = plan.par();
+  const auto Q = static_cast<std::uint32_t>(par.tp * par.cp * par.dp);  // replicas per stage
+  const auto pp = static_cast<std::uint32_t>(par.pp);
+  const sim::ExecGraph& g = sym.graph;
+  if (g.devices().size() != pp) throw std::logic_error("all_ranks: the symmetric graph needs one device per stage");
+  const std::size_t T = g.task_count(), S = g.streams().size();
+
+  std::vector<double> slowdown(std::size_t(Q) * pp, 1.0);
+  for (const Straggler& s : stragglers) {
+    if (s.rank >= slowdown.size()) {
+      throw PlanError("straggler rank " + std::to_string(s.rank) + " is not in the job (" + std::to_string(slowdown.size()) +
+                          " ranks)",
+                      {"", 0, "simulation.stragglers"}, "give a rank below " + std::to_string(slowdown.size()));
+    }
+    slowdown[s.rank] *= s.slowdown;
+  }
+
+  TrainingGraph out;
+  out.stages = sym.stages;
+  sim::ExecGraph& eg = out.graph;
+  eg.share_labels(g);
+  for (std::uint32_t q = 0; q < Q; ++q) {
+    for (std::uint32_t s = 0; s < pp; ++s) eg.add_device("rank" + std::to_string(q + Q * s));
+    for (const sim::Stream& st : g.streams())
+      eg.add_stream(q * pp + st.device, st.kind, "rank" + std::to_string(q + Q * st.device) + st.name.substr(st.name.find('/')));
+  }
+
+  // Per symmetric task with a comm op: the op's group shape, and which replicas of the task's own
+  // stage take part (more than one: they meet at a barrier).
+  std::map<std::vector<std::uint32_t>, Partition> partitions;
+  struct CommShape {
+    const Partition* part = nullptr;
+    bool joined = false;
+    std::uint32_t barrier_begin = 0;  // index of instance 0's barrier among the barriers
+  };
+  std::vector<CommShape> shape(T);
+  std::uint32_t barriers = 0;
+  for (sim::TaskId x = 0; x < T; ++x) {
+    const sim::Task& t = g.task(x);
+    if (t.comm_op == sim::kNone) continue;
+    const std::uint32_t stage = g.streams()[t.stream].device;
+    std::vector<std::uint32_t> offsets, here;
+    for (std::uint32_t r : sym.comm_ops[t.comm_op].ranks) {
+      offsets.push_back(r % Q);
+      if (r / Q == stage) here.push_back(r % Q);
+    }
+    std::sort(offsets.begin(), offsets.end());
+    offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+    auto it = partitions.find(offsets);
+    if (it == partitions.end()) it = partitions.emplace(offsets, partition(offsets, Q)).first;
+    shape[x].part = &it->second;
+    shape[x].joined = here.size() > 1;
+    if (shape[x].joined) {
+      shape[x].barrier_begin = barriers;
+      barriers += it->second.instances;
+    }
+  }
+
+  // Comm ops per (symmetric op, instance): the members shifted by the instance's base.
+  std::unordered_map<std::uint64_t, std::uint32_t> op_of;
+  auto instance_op = [&](std::uint32_t op, std::uint32_t base) {
+    const std::uint64_t key = (std::uint64_t(op) << 32) | base;
+    auto [it, fresh] = op_of.try_emplace(key, static_cast<std::uint32_t>(out.comm_ops.size()));
+    if (fresh) {
+      sim::CommOp c = sym.comm_ops[op];
+      for (std::uint32_t& r : c.ranks) r += base;  // base < Q - (r % Q): stays on r's stage
+      out.comm_ops.push_back(std::move(c));
+    }
+    return it->second;
+  };
+
+  std::size_t joined = 0;
+  for (const CommShape& c : shape) joined += c.joined;
+  eg.reserve(std::size_t(Q) * T + barriers, std::size_t(Q) * (g.edge_count() + 2 * joined));
+  for (std::uint32_t q = 0; q < Q; ++q) {
+    for (sim::TaskId x = 0; x < T; ++x) {
+      const sim::Task& t = g.task(x);
+      const std::uint32_t stage = g.streams()[t.stream].device;
+      double duration = t.duration;
+      if (t.kind == sim::TaskKind::kCompute && t.category != kOffloadTask) duration *= slowdown[q + Q * stage];
+      const std::uint32_t op = t.comm_op == sim::kNone ? sim::kNone : instance_op(t.comm_op, shape[x].part->base[q]);
+      eg.add_task_like(t, static_cast<sim::StreamId>(q * S + t.stream), duration, op);
+    }
+  }
+  const auto first_barrier = static_cast<sim::TaskId>(eg.task_count());
+  for (sim::TaskId x = 0; x < T; ++x) {
+    if (!shape[x].joined) continue;
+    const std::string label = "join " + std::string(g.label_of(x));
+    for (std::uint32_t i = 0; i < shape[x].part->instances; ++i) eg.add_barrier(label);
+  }
+  auto id = [&](std::uint32_t q, sim::TaskId x) { return static_cast<sim::TaskId>(std::size_t(q) * T + x); };
+  auto barrier = [&](std::uint32_t q, sim::TaskId x) { return first_barrier + shape[x].barrier_begin + shape[x].part->instance[q]; };
+
+  // A joined collective's members wait for the barrier, which waits for what each member's copy
+  // waited for: its dependencies and the task before it on its stream (the stream must be free).
+  std::vector<sim::TaskId> stream_before(T, sim::kNone);
+  for (sim::StreamId st = 0; st < S; ++st) {
+    const std::vector<sim::TaskId>& program = g.stream_tasks(st);
+    for (std::size_t i = 1; i < program.size(); ++i) stream_before[program[i]] = program[i - 1];
+  }
+  const std::vector<sim::TaskId>& from = g.edge_from();
+  const std::vector<sim::TaskId>& to = g.edge_to();
+  for (std::uint32_t q = 0; q < Q; ++q) {
+    for (std::size_t e = 0; e < from.size(); ++e) {
+      const sim::TaskId v = to[e];
+      eg.add_dependency(id(q, from[e]), shape[v].joined ? barrier(q, v) : id(q, v));
+    }
+    for (sim::TaskId x = 0; x < T; ++x) {
+      if (!shape[x].joined) continue;
+      if (stream_before[x] != sim::kNone) eg.add_dependency(id(q, stream_before[x]), barrier(q, x));
+      eg.add_dependency(barrier(q, x), id(q, x));
+    }
+  }
+  return out;
+}
+
+}  // namespace exasim::workloads
