@@ -134,3 +134,29 @@ TEST_CASE("zero-bubble ZB-H1 shrinks the bubble to (p - 1)(T_F + T_B - T_W)") {
     CHECK(zb.bubble == doctest::Approx((p - 1) * (t_f + t_b - t_w)).epsilon(0.05));
   }
 }
+
+TEST_CASE("breadth-first: interleaving's bubble, GPipe's memory, each chunk over all micro-batches") {
+  // Lamy-Poirier, MLSys'23: with m >= p the looping placement gives a bubble of (p - 1)(t_f + t_b) / v.
+  for (auto [p, m, v] : {std::tuple{4, 8, 2}, std::tuple{4, 16, 3}, std::tuple{8, 8, 2}}) {
+    CAPTURE(p);
+    CAPTURE(m);
+    CAPTURE(v);
+    const Run r = simulate("breadth-first", p, m, v);
+    const double per_micro_batch = r.forward + r.backward;
+    CHECK(r.iteration - r.optimizer == doctest::Approx((m + double(p - 1) / v) * per_micro_batch).epsilon(0.01));
+    CHECK(r.bubble == doctest::Approx(double(p - 1) / v * per_micro_batch).epsilon(0.03));
+  }
+  const ScheduleInfo* s = find_pipeline_schedule("breadth-first");
+  REQUIRE(s != nullptr);
+  CHECK(s->interleaved);
+  const auto order = s->order(1, 4, 6, 3);
+  REQUIRE(order.size() == 2 * 6 * 3);
+  // Every chunk's forwards for all micro-batches, chunk by chunk; then backwards from the last chunk.
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const bool forward = k < 18;
+    const int chunk = forward ? int(k) / 6 : 2 - int(k - 18) / 6;
+    CHECK(order[k].forward == forward);
+    CHECK(order[k].chunk == chunk);
+    CHECK(order[k].micro_batch == int(k % 6));
+  }
+}

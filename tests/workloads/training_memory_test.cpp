@@ -75,3 +75,19 @@ TEST_CASE("GPipe keeps every micro-batch, full recompute keeps only layer inputs
   const TrainingPlan full(m, c, 4, 8);
   CHECK(layer_activation_bytes(full) == doctest::Approx(2.0 * 2048 * 4096));
 }
+
+TEST_CASE("breadth-first holds every micro-batch of every chunk, like GPipe over the looping placement") {
+  const ModelSpec m = testing::gpt(16, 4096, 32);
+  TrainingConfig c = testing::config(1, 4, 1, 8);
+  c.parallelism.vpp = 2;
+  c.pipeline_schedule = "breadth-first";
+  const TrainingPlan bf(m, c, 4, 8);
+  CHECK(in_flight_chunks(bf, 0) == 8 * 2);
+  CHECK(in_flight_micro_batches(bf, 3) == 8);
+  c.pipeline_schedule = "interleaved";
+  const TrainingPlan il(m, c, 4, 8);
+  CHECK(in_flight_chunks(il, 0) < in_flight_chunks(bf, 0));
+  // vpp needs a looping schedule.
+  c.pipeline_schedule = "1f1b";
+  CHECK_THROWS_WITH(TrainingPlan(m, c, 4, 8), doctest::Contains("interleaved or breadth-first"));
+}

@@ -74,6 +74,21 @@ std::vector<PipelineStep> zero_bubble_h1(int stage, int stages, int m, int /*chu
   return steps;
 }
 
+// Breadth-first (Lamy-Poirier, "Breadth-First Pipeline Parallelism", MLSys'23): the looping
+// placement of interleaving (v chunks per rank), but each rank runs a chunk's forward for every
+// micro-batch before the next chunk, and the backwards chunk by chunk in reverse. The bubble is
+// interleaving's (p - 1)(t_f + t_b) / v once m >= p; activations of all m micro-batches of every
+// chunk are held (as GPipe's), and each chunk's gradients are final, and can be reduced, as
+// soon as its last backward ends, overlapping the other chunks' backwards.
+std::vector<PipelineStep> breadth_first(int /*stage*/, int /*stages*/, int m, int chunks) {
+  std::vector<PipelineStep> steps;
+  for (int c = 0; c < chunks; ++c)
+    for (int i = 0; i < m; ++i) steps.push_back({true, i, c});
+  for (int c = chunks - 1; c >= 0; --c)
+    for (int i = 0; i < m; ++i) steps.push_back({false, i, c});
+  return steps;
+}
+
 }  // namespace
 
 const std::vector<ScheduleInfo>& pipeline_schedules() {
@@ -82,6 +97,8 @@ const std::vector<ScheduleInfo>& pipeline_schedules() {
       {"1f1b", "one forward, one backward after a warm-up (PipeDream-Flush, Megatron default)", false, false, one_f_one_b},
       {"interleaved", "1F1B over vpp model chunks per rank (Megatron interleaved); bubble / vpp", true, false, interleaved},
       {"zero-bubble", "ZB-H1: 1F1B with weight gradients split off the backward pass (Qi et al.)", false, true, zero_bubble_h1},
+      {"breadth-first", "vpp looping chunks, each chunk over all micro-batches (Lamy-Poirier); bubble / vpp, GPipe's memory",
+       true, false, breadth_first},
   };
   return table;
 }

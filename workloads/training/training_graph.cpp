@@ -474,7 +474,7 @@ TrainingGraph Lowering::run() {
   const ScheduleInfo* schedule = find_pipeline_schedule(plan_.config().pipeline_schedule);
   if (!schedule) {
     throw PlanError("pipeline schedule \"" + plan_.config().pipeline_schedule + "\" is not simulated yet",
-                    {"", 0, "training.pipeline_schedule"}, "use gpipe, 1f1b, interleaved or zero-bubble");
+                    {"", 0, "training.pipeline_schedule"}, "use gpipe, 1f1b, interleaved, zero-bubble or breadth-first");
   }
   split_weight_ = schedule->splits_weight_grad;
   if (split_weight_ && plan_.config().zero >= 3) {

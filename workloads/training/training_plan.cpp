@@ -3,6 +3,7 @@
 #include <string>
 
 #include "hw/error.hpp"
+#include "workloads/training/pipeline_schedule.hpp"
 
 namespace exasim::workloads {
 
@@ -81,9 +82,12 @@ void check_batch(const TrainingConfig& c) {
   if (c.offload == "optimizer-cpu" && c.zero >= 3)
     reject("training.offload", "optimizer-cpu with ZeRO-3 (ZeRO-Infinity) is not simulated yet",
            "use zero: 0..2 with optimizer-cpu (ZeRO-Offload)");
+  const ScheduleInfo* schedule = find_pipeline_schedule(c.pipeline_schedule);
+  const bool looping = schedule && schedule->interleaved;  // model chunks per rank
   const bool interleaved = c.pipeline_schedule == "interleaved";
-  if (p.vpp > 1 && !interleaved)
-    reject("training.parallelism.vpp", "vpp " + str(p.vpp) + " needs pipeline_schedule: interleaved", "set vpp: 1 or use interleaved");
+  if (p.vpp > 1 && !looping)
+    reject("training.parallelism.vpp", "vpp " + str(p.vpp) + " needs pipeline_schedule: interleaved or breadth-first",
+           "set vpp: 1 or use interleaved");
   if (interleaved && p.pp > 1 && (per_replica / c.micro_batch) % p.pp != 0)
     reject("training.global_batch", "the interleaved schedule needs the " + str(per_replica / c.micro_batch) +
                " micro-batches per replica to be a multiple of pp " + str(p.pp),
