@@ -67,6 +67,8 @@ TEST_CASE("all_ranks: every parallelism and schedule gives what symmetry gives o
       {"tp4 pp2 dp2 interleaved", scenario_text("{tp: 4, pp: 2, dp: 2, vpp: 2}", "  pipeline_schedule: interleaved\n")},
       {"tp2 pp4 dp2 zero-bubble", scenario_text("{tp: 2, pp: 4, dp: 2}", "  pipeline_schedule: zero-bubble\n")},
       {"tp2 dp8 zero3", scenario_text("{tp: 2, pp: 1, dp: 8}", "  zero: 3\n")},
+      {"dp16 zero3 hybrid 8", scenario_text("{tp: 1, pp: 1, dp: 16}", "  zero: 3\n  shard_group: 8\n")},
+      {"tp2 dp8 zero1 hybrid 4", scenario_text("{tp: 2, pp: 1, dp: 8}", "  zero: 1\n  shard_group: 4\n")},
       {"tp2 cp2 dp4 ddp", scenario_text("{tp: 2, cp: 2, pp: 1, dp: 4}", "  zero: 0\n")},
       {"moe ep4 dp8 tp2", scenario_text("{tp: 2, pp: 2, dp: 4, ep: 4, sequence_parallel: true}", "", moe)},
   };

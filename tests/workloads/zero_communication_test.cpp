@@ -4,10 +4,13 @@
 // reduce-scatter), all per micro-batch for ZeRO-3.
 #include <doctest/doctest.h>
 
+#include <vector>
+
 #include "models/collective/collective_model.hpp"
 #include "sim/net/analytical_network.hpp"
 #include "training_fixture.hpp"
 #include "workloads/training/training_graph.hpp"
+#include "workloads/training/training_memory.hpp"
 #include "workloads/training/training_simulation.hpp"
 
 using namespace exasim;
@@ -59,4 +62,62 @@ TEST_CASE("ZeRO-3 weight gathers overlap the previous layer") {
   const auto r = simulate_training({plan, cluster, models::KernelParams::defaults_for(cluster.gpu), {}, {}});
   // With an ideal network the gathers cost nothing and the iteration is pure compute.
   CHECK(r.breakdown.exposed_comm < 0.01 * r.iteration_time_s);
+}
+
+// Hybrid sharding (FSDP HYBRID_SHARD, ZeRO++ hpZ): ZeRO-3 over groups of g = 8 of n = 32 replicas.
+// Per micro-batch each GPU gathers the weights twice and reduce-scatters the gradients inside
+// its group (3 Psi (g-1)/g on the bus), then all-reduces its 1/g shard of the gradients over the
+// n/g groups (2 (r-1)/r Psi/g); its states are 16 Psi / g (ZeRO paper, Section 5, with N_d = g).
+TEST_CASE("hybrid sharding: ZeRO-3 inside groups of 8, the shard's gradients all-reduced across groups") {
+  ModelSpec model = testing::gpt(4, 2048, 16, 8);
+  model.position = PositionKind::kRope;
+  TrainingConfig cfg = testing::config(1, 1, 32, 32);
+  cfg.zero = 3;
+  cfg.shard_group = 8;
+  const topologies::Cluster cluster = testing::ideal_cluster(4, 8);
+  const TrainingPlan plan(model, cfg, 32, 8);
+  CHECK(plan.shard_size() == 8);
+  CHECK(plan.shard_replicas() == 4);
+  CHECK(plan.shard_group(0) == std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK(plan.replica_group(0) == std::vector<std::uint32_t>{0, 8, 16, 24});
+  const TrainingGraph g = build_training_graph(plan, {cluster.gpu, models::KernelParams::defaults_for(cluster.gpu)});
+  double inside = 0, across = 0;
+  for (const auto& t : g.graph.tasks()) {
+    if (t.category != kDataCommTask) continue;
+    const auto& op = g.comm_ops[t.comm_op];
+    const double bus = op.bytes * models::bus_factor(sim::to_collective(op.kind), static_cast<int>(op.ranks.size()));
+    if (op.ranks.size() == 8) inside += bus;
+    if (op.ranks.size() == 4) across += bus;
+    CHECK((op.ranks.size() == 8 || op.ranks.size() == 4 || op.bytes <= 8));  // or the 4-byte norm over all 32
+  }
+  const double psi = 4 * model.layer_parameter_count();  // + a tiny embedding
+  CHECK(inside == doctest::Approx(3 * 2 * psi * 7.0 / 8).epsilon(0.02));
+  CHECK(across == doctest::Approx(2 * 3.0 / 4 * 2 * psi / 8).epsilon(0.02));
+  // States per GPU: 16 Psi / 8, not / 32.
+  const MemoryReport mem = training_memory(plan);
+  const double states = mem.stages[0].weights + mem.stages[0].gradients + mem.stages[0].optimizer;
+  CHECK(states == doctest::Approx(16 * mem.stages[0].parameters / 8).epsilon(1e-9));
+}
+
+TEST_CASE("hybrid sharding keeps ZeRO-3's gathers on NVLink: faster than sharding over every node on a slow network") {
+  const ModelSpec model = testing::gpt(8, 4096, 32, 8);
+  TrainingConfig cfg = testing::config(1, 1, 32, 32);
+  cfg.zero = 3;
+  topologies::Cluster cluster = testing::ideal_cluster(4, 8);
+  cluster.intra.bandwidth = 300e9;  // NVLink-class inside the node
+  cluster.inter->nic.bandwidth = 3e9;  // a slow network between nodes
+  const models::KernelParams k = models::KernelParams::defaults_for(cluster.gpu);
+  const TrainingPlan flat(model, cfg, 32, 8);
+  cfg.shard_group = 8;
+  const TrainingPlan hybrid(model, cfg, 32, 8);
+  const auto f = simulate_training({flat, cluster, k, {}, {}});
+  const auto h = simulate_training({hybrid, cluster, k, {}, {}});
+  CHECK(h.iteration_time_s < 0.8 * f.iteration_time_s);
+  CHECK(h.memory.peak().total() > f.memory.peak().total());  // the price: states over 8, not 32
+  // Plans that cannot run are refused with the reason.
+  cfg.shard_group = 5;
+  CHECK_THROWS_WITH(TrainingPlan(model, cfg, 32, 8), doctest::Contains("does not divide the 32 ranks"));
+  cfg.shard_group = 8;
+  cfg.zero = 0;
+  CHECK_THROWS_WITH(TrainingPlan(model, cfg, 32, 8), doctest::Contains("needs sharded states"));
 }

@@ -46,7 +46,7 @@ std::string schedule_names() {
 TrainingConfig read_training(const Node& n, int cluster_gpus) {
   n.check_keys({"seq_len", "global_batch", "micro_batch", "precision", "parallelism", "pipeline_schedule", "zero",
                 "recompute", "offload", "attention_kernel", "overlap_grad_reduce", "tp_comm_overlap", "moe_load_imbalance",
-                "first_stage_layers", "last_stage_layers"});
+                "first_stage_layers", "last_stage_layers", "shard_group"});
   TrainingConfig c;
   c.seq_len = positive(n.required("seq_len"));
   c.global_batch = positive(n.required("global_batch"));
@@ -65,6 +65,7 @@ TrainingConfig read_training(const Node& n, int cluster_gpus) {
     c.zero = static_cast<int>(n["zero"].as_nonnegative_int());
     if (c.zero > 3) n["zero"].fail("ZeRO stage must be 0, 1, 2 or 3 (3 is FSDP)");
   }
+  if (n.has("shard_group")) c.shard_group = positive(n["shard_group"]);
   if (n.has("recompute")) {
     const std::string r = n["recompute"].as_choice({"none", "selective", "full"});
     c.recompute = r == "none" ? models::Recompute::kNone : r == "selective" ? models::Recompute::kSelective

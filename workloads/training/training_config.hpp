@@ -30,6 +30,11 @@ struct TrainingConfig {
   int first_stage_layers = 0;  // uneven pipeline split: layers of the first / last virtual stage
   int last_stage_layers = 0;   // (0 and 0 = even split)
   int zero = 0;  // 0..3
+  // Hybrid sharding: ZeRO/FSDP shards the states over groups of this many of the dp x cp ranks
+  // that hold the same weights and replicates them across the groups (PyTorch FSDP HYBRID_SHARD
+  // with a node per group, DeepSpeed ZeRO++ hpZ, Megatron-Core's distributed-optimizer
+  // instances). 0: one group of all of them.
+  int shard_group = 0;
   models::Recompute recompute = models::Recompute::kNone;
   std::string offload = "none";
   // Fused (FlashAttention) or unfused attention (scores materialized, as Megatron-LM before 2022).

@@ -69,9 +69,16 @@ class Lowering {
   sim::TaskId emit(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass);
   Pass emit_pass(int stage, const PipelineStep& step);
   void emit_layer(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass, bool backward);
-  // `experts`: over the expert-data-parallel group (ranks holding the same routed experts).
+  // Which of a stage's data-parallel groups: all ranks holding the same weights (dp x cp), one
+  // hybrid-sharding group of them, the groups' first members (their replicas), or the ranks
+  // holding the same routed experts.
+  enum class Over { kAll, kShard, kReplicas, kExperts };
   sim::TaskId dp_collective(int stage, sim::StreamId stream, sim::CommKind kind, double bytes, std::string_view label,
-                            bool experts = false);
+                            Over group = Over::kAll);
+  // Gradients of `params` parameters reduced as sharding wants: all-reduce without sharding,
+  // reduce-scatter over the shard group and then, with hybrid sharding, an all-reduce of the
+  // shard over the replicas. Returns the last task (kNone when nothing needs reducing).
+  sim::TaskId reduce_gradients(int stage, double params, sim::TaskId after, const std::string& label);
   void emit_p2p(Place from, Place to, bool forward, int micro_batch);
   std::optional<Place> neighbour(Place p, bool forward) const;
   void emit_gradient_sync(int stage);
@@ -245,12 +252,16 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
 
 // A collective over the stage's data-parallel group on `stream`.
 sim::TaskId Lowering::dp_collective(int stage, sim::StreamId stream, sim::CommKind kind, double bytes,
-                                     std::string_view label, bool experts) {
+                                     std::string_view label, Over group) {
   sim::TaskSpec t;
   t.label = label;
   t.kind = sim::TaskKind::kCollective;
   t.stream = stream;
-  t.comm_op = comm(kind, bytes, experts ? plan_.expert_dp_group(stage) : plan_.dp_group(stage));
+  t.comm_op = comm(kind, bytes,
+                   group == Over::kExperts    ? plan_.expert_dp_group(stage)
+                   : group == Over::kShard    ? plan_.shard_group(stage)
+                   : group == Over::kReplicas ? plan_.replica_group(stage)
+                                              : plan_.dp_group(stage));
   t.bytes = bytes;
   t.category = kDataCommTask;
   return out_.graph.add_task(t);
@@ -261,14 +272,14 @@ sim::TaskId Lowering::dp_collective(int stage, sim::StreamId stream, sim::CommKi
 // its gradients right away (Rajbhandari et al., SC'20, Section 5.3: 3 x Psi per step).
 void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass,
                           bool backward) {
-  const bool sharded = plan_.config().zero >= 3 && plan_.weight_replicas() > 1 && !segs.empty();
+  const bool sharded = plan_.config().zero >= 3 && plan_.shard_size() > 1 && !segs.empty();
   if (!sharded) {
     emit(segs, stage, category, pass);
     return;
   }
   const double weight_bytes = plan_.model().layer_parameter_count() / plan_.par().tp * 2;
   const sim::TaskId gather = dp_collective(stage, out_.stages[stage].dp_gather, sim::CommKind::kAllGather,
-                                           weight_bytes, backward ? "fsdp gather (bwd)" : "fsdp gather (fwd)");
+                                           weight_bytes, backward ? "fsdp gather (bwd)" : "fsdp gather (fwd)", Over::kShard);
   if (gather_gate_[stage] != sim::kNone) out_.graph.add_dependency(gather_gate_[stage], gather);
   Pass layer{sim::kNone, pass.last};  // chained after the pass so far; `first` is the layer's first task
   emit(segs, stage, category, layer);
@@ -277,11 +288,29 @@ void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, std::uint
   out_.graph.add_dependency(gather, layer.first);
   gather_gate_[stage] = layer.first;  // the next gather overlaps this layer's kernels
   if (backward) {
-    const sim::TaskId rs = dp_collective(stage, out_.stages[stage].dp_comm, sim::CommKind::kReduceScatter, weight_bytes,
-                                         "fsdp reduce-scatter grads");
-    out_.graph.add_dependency(pass.last, rs);
-    sharded_reductions_[stage].push_back(rs);
+    const sim::TaskId done = reduce_gradients(stage, weight_bytes / 2, pass.last, "fsdp reduce-scatter grads");
+    if (done != sim::kNone) sharded_reductions_[stage].push_back(done);
   }
+}
+
+sim::TaskId Lowering::reduce_gradients(int stage, double params, sim::TaskId after, const std::string& label) {
+  const StageStreams& st = out_.stages[stage];
+  const double bytes = params * 2;  // 16-bit gradients (ZeRO paper's 2 Psi)
+  sim::TaskId last = sim::kNone;
+  auto chain = [&](sim::TaskId id) {
+    out_.graph.add_dependency(last == sim::kNone ? after : last, id);
+    last = id;
+  };
+  if (plan_.config().zero < 1) {
+    if (plan_.weight_replicas() > 1) chain(dp_collective(stage, st.dp_comm, sim::CommKind::kAllReduce, bytes, label));
+    return last;
+  }
+  if (plan_.shard_size() > 1)
+    chain(dp_collective(stage, st.dp_comm, sim::CommKind::kReduceScatter, bytes, label, Over::kShard));
+  if (plan_.shard_replicas() > 1)
+    chain(dp_collective(stage, st.dp_comm, sim::CommKind::kAllReduce, bytes / plan_.shard_size(), label + " (across replicas)",
+                        Over::kReplicas));
+  return last;
 }
 
 // The next virtual stage in the pass's direction (forward: towards the loss), if any.
@@ -330,6 +359,7 @@ void Lowering::emit_gradient_sync(int stage) {
   const TrainingConfig& c = plan_.config();
   const StageStreams& st = out_.stages[stage];
   const int dp = plan_.weight_replicas();  // gradients are reduced over dp x cp
+  const int shard = c.zero >= 1 ? plan_.shard_size() : 1;  // the dense states are split this many ways
   const double grad_bytes = 2;  // 16-bit gradients (ZeRO paper's 2 Psi)
   const SharedParameters split = stage_parameters(plan_, stage);
   const double stage_params = split.total();
@@ -339,8 +369,14 @@ void Lowering::emit_gradient_sync(int stage) {
   std::vector<double> reduced_params;  // per reduction: the parameters of its bucket
   auto reduce = [&](double params, sim::TaskId ready, const std::string& label, bool experts = false) {
     if ((experts ? edp : dp) <= 1 || params <= 0) return;
-    const sim::TaskId id = dp_collective(stage, st.dp_comm, kind, params * grad_bytes, label, experts);
-    out_.graph.add_dependency(c.overlap_grad_reduce ? ready : last_backward_[stage], id);
+    const sim::TaskId after = c.overlap_grad_reduce ? ready : last_backward_[stage];
+    sim::TaskId id = sim::kNone;
+    if (experts) {
+      id = dp_collective(stage, st.dp_comm, kind, params * grad_bytes, label, Over::kExperts);
+      out_.graph.add_dependency(after, id);
+    } else {
+      id = reduce_gradients(stage, params, after, label);
+    }
     reductions.push_back(id);
     reduced_params.push_back(params);
   };
@@ -364,7 +400,7 @@ void Lowering::emit_gradient_sync(int stage) {
 
   // Gradient clipping: the global gradient norm, a read of the gradients this GPU holds and a
   // 4-byte all-reduce, before the optimizer may step.
-  const double grads_held = c.zero >= 2 ? split.dense / dp + split.expert / edp : stage_params;
+  const double grads_held = c.zero >= 2 ? split.dense / shard + split.expert / edp : stage_params;
   const models::KernelCost norm = models::streaming_kernel(k_.gpu, k_.params, 2 * grads_held, 2 * grads_held);
   sim::TaskSpec norm_task;
   norm_task.label = "gradient norm";
@@ -384,12 +420,12 @@ void Lowering::emit_gradient_sync(int stage) {
 
   // Adam with fp32 master weights: read grad, master, m, v (4 x 4 B), write master, m, v and
   // the 16-bit weight (3 x 4 + 2 B) = 30 B and ~12 FLOPs per parameter it owns.
-  const double owned = c.zero >= 1 ? split.dense / dp + split.expert / edp : stage_params;
+  const double owned = c.zero >= 1 ? split.dense / shard + split.expert / edp : stage_params;
   if (c.offload == "optimizer-cpu") {
     const sim::TaskId weights_back = emit_offloaded_step(stage, reductions, reduced_params, norm_done, owned);
-    if (c.zero >= 1 && dp > 1) {
+    if (c.zero >= 1 && shard > 1) {
       const sim::TaskId gather = dp_collective(stage, st.dp_comm, sim::CommKind::kAllGather, stage_params * 2,
-                                               "dp weights all-gather");
+                                               "dp weights all-gather", Over::kShard);
       out_.graph.add_dependency(weights_back, gather);
     }
     return;
@@ -404,14 +440,14 @@ void Lowering::emit_gradient_sync(int stage) {
   opt.category = kOptimizerTask;
   const sim::TaskId opt_id = out_.graph.add_task(opt);
   out_.graph.add_dependency(norm_done, opt_id);
-  if (c.zero >= 1 && c.zero <= 2 && dp > 1) {  // ZeRO-3 keeps its weights sharded
+  if (c.zero >= 1 && c.zero <= 2 && shard > 1) {  // ZeRO-3 keeps its weights sharded
     const sim::TaskId gather = dp_collective(stage, st.dp_comm, sim::CommKind::kAllGather, split.dense * 2,
-                                             "dp weights all-gather");
+                                             "dp weights all-gather", Over::kShard);
     out_.graph.add_dependency(opt_id, gather);
   }
   if (c.zero >= 1 && c.zero <= 2 && edp > 1 && split.expert > 0) {
     const sim::TaskId gather = dp_collective(stage, st.dp_comm, sim::CommKind::kAllGather, split.expert * 2,
-                                             "expert weights all-gather", true);
+                                             "expert weights all-gather", Over::kExperts);
     out_.graph.add_dependency(opt_id, gather);
   }
 }
@@ -434,7 +470,7 @@ sim::TaskId Lowering::emit_offloaded_step(int stage, const std::vector<sim::Task
   // Pinned cudaMemcpy reaches ~80% of a PCIe x16 link (estimate: ~25 of 31.5 GB/s on Gen4,
   // ~50 of 63 GB/s on Gen5, as nvbandwidth reports on DGX systems).
   const double pcie = 0.8 * host.pcie_bandwidth;
-  const double share = 1.0 / (c.zero >= 1 ? plan_.weight_replicas() : 1);  // of each bucket this GPU owns
+  const double share = 1.0 / (c.zero >= 1 ? plan_.shard_size() : 1);  // of each bucket this GPU owns
   auto copy = [&](const std::string& label, double bytes, sim::TaskId after) {
     sim::TaskSpec t;
     t.label = label;

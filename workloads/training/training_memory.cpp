@@ -103,7 +103,7 @@ MemoryReport training_memory(const TrainingPlan& plan) {
     StageMemory mem;
     const SharedParameters params = stage_parameters(plan, s);
     mem.parameters = params.total();
-    const auto states = models::model_state_bytes(params.dense, c.zero, plan.weight_replicas());
+    const auto states = models::model_state_bytes(params.dense, c.zero, plan.shard_size());
     const auto experts = models::model_state_bytes(params.expert, c.zero, plan.expert_replicas());
     mem.weights = states.weights + experts.weights;
     mem.gradients = states.gradients + experts.gradients;

@@ -47,6 +47,16 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
   if (m.mla)
     reject("model.mla", "multi-head latent attention (DeepSeek-V2/V3) is not simulated in training yet",
            "train a model with standard (GQA/MHA) attention");
+  if (c.shard_group > 0) {
+    const int replicas = p.dp * p.cp;
+    if (c.zero < 1)
+      reject("training.shard_group", "shard_group needs sharded states (zero: 1..3)", "set zero: 1, 2 or 3, or remove shard_group");
+    if (replicas % c.shard_group != 0)
+      reject("training.shard_group", "shard_group " + str(c.shard_group) + " does not divide the " + str(replicas) +
+                 " ranks that hold the same weights (dp x cp)", "use a divisor of " + str(replicas) + ", e.g. the GPUs of a node");
+    if (m.moe)
+      reject("training.shard_group", "hybrid sharding with mixture-of-experts layers is not simulated yet", "remove shard_group");
+  }
   if (p.ep != 1 && !m.moe) reject("training.parallelism.ep", "ep " + str(p.ep) + " needs a mixture-of-experts model", "set ep: 1");
   if (m.moe) {
     // Megatron-Core's expert layout with expert tensor parallelism 1: the tp x cp x dp ranks that
@@ -155,6 +165,19 @@ std::vector<std::uint32_t> TrainingPlan::expert_dp_group(int stage) const {
   std::vector<std::uint32_t> g;
   const std::uint32_t base = rank(0, 0, 0, stage);
   for (int j = 0; j < expert_replicas(); ++j) g.push_back(base + static_cast<std::uint32_t>(j * par().ep));
+  return g;
+}
+
+std::vector<std::uint32_t> TrainingPlan::shard_group(int stage) const {
+  std::vector<std::uint32_t> g = dp_group(stage);
+  g.resize(static_cast<std::size_t>(shard_size()));
+  return g;
+}
+
+std::vector<std::uint32_t> TrainingPlan::replica_group(int stage) const {
+  const std::vector<std::uint32_t> all = dp_group(stage);
+  std::vector<std::uint32_t> g;
+  for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(shard_size())) g.push_back(all[i]);
   return g;
 }
 

@@ -38,6 +38,12 @@ class TrainingPlan {
   // as Megatron-Core's data-parallel-with-CP group does). Of tp = 0.
   std::vector<std::uint32_t> dp_group(int stage) const;
   int weight_replicas() const { return par().dp * par().cp; }
+  // Hybrid sharding (TrainingConfig::shard_group): the states are sharded over shard_size() of the
+  // weight replicas (consecutive members of dp_group) and replicated over shard_replicas() groups.
+  int shard_size() const { return config_.shard_group > 0 ? config_.shard_group : weight_replicas(); }
+  int shard_replicas() const { return weight_replicas() / shard_size(); }
+  std::vector<std::uint32_t> shard_group(int stage) const;    // of the first group
+  std::vector<std::uint32_t> replica_group(int stage) const;  // first members of every group
   std::vector<std::uint32_t> cp_group(int stage) const;  // of tp = 0, dp = 0
   // Mixture of experts: the ep ranks that split the experts (all-to-all), and the ranks that
   // hold the same experts (their gradients are reduced together): tp*cp*dp/ep of them.

@@ -115,7 +115,7 @@ MemoryReport check_training_memory(const TrainingPlan& plan, const topologies::C
   if (plan.config().offload == "optimizer-cpu" && cluster.host && cluster.host->memory_bytes > 0) {
     double owned = 0;
     for (const StageMemory& s : mem.stages)
-      owned = std::max(owned, s.parameters / (plan.config().zero >= 1 ? plan.weight_replicas() : 1));
+      owned = std::max(owned, s.parameters / (plan.config().zero >= 1 ? plan.shard_size() : 1));
     const double host = 16 * owned * cluster.gpus_per_node;
     if (host > cluster.host->memory_bytes) {
       throw PlanError("optimizer offload does not fit in host memory: needs " + gib(host) + " of " +
