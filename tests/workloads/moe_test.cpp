@@ -3,12 +3,15 @@
 // against hand calculations on Mixtral 8x7B's shape.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "hw/catalog.hpp"
 #include "training_fixture.hpp"
 #include "workloads/model/model_config.hpp"
 #include "workloads/scenario/scenario.hpp"
+#include "workloads/training/moe_routing.hpp"
 #include "workloads/training/training_graph.hpp"
 #include "workloads/training/training_memory.hpp"
 #include "workloads/training/training_plan.hpp"
@@ -138,4 +141,68 @@ TEST_CASE("moe: load imbalance scales the busiest rank's expert work and all-to-
   };
   CHECK(training("moe_load_imbalance: 1.25").moe_load_imbalance == 1.25);
   CHECK_THROWS_WITH_AS(training("moe_load_imbalance: 0.9"), doctest::Contains("below 1"), ConfigError);
+}
+
+// Router logs and expert capacity (Switch Transformer / GShard token dropping, Megatron's
+// --moe-expert-capacity-factor): 8 experts on 4 ranks, expert 6 gets 30 of 100 tokens, the rest
+// 10. In balanced shares (tokens x 8 / 100) rank 3 holds 2.4 + 0.8: 1.6 times its share.
+TEST_CASE("moe: the busiest rank's load from a routing log and an expert capacity, by hand") {
+  MoeRouting log;
+  log.tokens = {{10, 10, 10, 10, 10, 10, 30, 10}};
+  MoeBalance b;
+  b.routing = &log;
+  CHECK(busiest_rank_load(b, 0, 8, 4) == doctest::Approx(1.6));
+  CHECK(busiest_rank_load(b, 0, 8, 1) == doctest::Approx(1.0));  // one rank holds every expert
+  b.capacity_factor = 1.25;  // expert 6 keeps 1.25 shares, drops the rest: (1.25 + 0.8) / 2
+  CHECK(busiest_rank_load(b, 0, 8, 4) == doctest::Approx(1.025));
+  b.pad_to_capacity = true;  // every expert runs its full capacity
+  CHECK(busiest_rank_load(b, 0, 8, 4) == doctest::Approx(1.25));
+  MoeBalance scalar{1.5};
+  CHECK(busiest_rank_load(scalar, 3, 8, 4) == 1.5);
+  scalar.capacity_factor = 1.2;
+  CHECK(busiest_rank_load(scalar, 3, 8, 4) == doctest::Approx(1.2));
+  scalar.capacity_factor = 2.0;
+  CHECK(busiest_rank_load(scalar, 3, 8, 4) == doctest::Approx(1.5));
+}
+
+TEST_CASE("moe: a routing trace sets each layer's imbalance; bad traces are refused with file, line and fix") {
+  const ModelSpec m = mixtral();  // 32 MoE layers, 8 experts
+  const std::string dir = (std::filesystem::temp_directory_path() / "exasim-moe-routing").string();
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir + "/" + name) << text;
+    return dir + "/" + name;
+  };
+  std::string csv = "layer,expert,tokens\n";
+  for (int l = 0; l < 32; ++l)
+    for (int e = 0; e < 8; ++e) csv += std::to_string(l) + "," + std::to_string(e) + "," + (l == 0 && e == 6 ? "30" : "10") + "\n";
+  const std::string good = write("good.csv", csv);
+  TrainingConfig c = moe_config(2, 4, 8);
+  c.moe_routing = read_moe_routing(good);
+  const TrainingPlan plan(m, c, 16, 8);
+  // Layer 0 (expert 6 on rank 3 of ep 4): (30 + 10) x 8 / 100 tokens over 2 experts = 1.6
+  // shares; other layers: (10 + 10) x 8 / 80 / 2 = 1.
+  CHECK(LayerDims::from(m, c).for_layer(m, 0).imbalance == doctest::Approx(1.6));
+  CHECK(LayerDims::from(m, c).for_layer(m, 1).imbalance == doctest::Approx(1.0));
+
+  const auto training = [&](const std::string& extra) {
+    return read_training(config::load_string("{seq_len: 4096, global_batch: 8, " + extra + "}", dir + "/scenario.yaml"), 8);
+  };
+  CHECK(training("moe_routing_trace: good.csv").moe_routing != nullptr);  // relative to the scenario's folder
+  CHECK(training("moe_capacity_factor: 1.25, moe_pad_to_capacity: true").moe_pad_to_capacity);
+  CHECK_THROWS_WITH_AS(training("moe_routing_trace: good.csv, moe_load_imbalance: 1.2"), doctest::Contains("not both"), ConfigError);
+  CHECK_THROWS_WITH_AS(training("moe_pad_to_capacity: true"), doctest::Contains("needs moe_capacity_factor"), ConfigError);
+  CHECK_THROWS_WITH_AS(training("moe_capacity_factor: 0"), doctest::Contains("must be > 0"), ConfigError);
+  try {
+    read_moe_routing(write("bad.csv", "layer,expert,tokens\n0,0,10\n0,1,ten\n"));
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK(e.where().line == 3);
+    CHECK(std::string(e.what()).find("\"ten\" is not a count") != std::string::npos);
+  }
+  CHECK_THROWS_WITH_AS(read_moe_routing(write("header.csv", "l,e,t\n")), doctest::Contains("header"), ConfigError);
+  CHECK_THROWS_AS(read_moe_routing(dir + "/missing.csv"), IoError);
+  TrainingConfig partial = c;
+  partial.moe_routing = read_moe_routing(write("partial.csv", "layer,expert,tokens\n0,0,1\n"));
+  CHECK_THROWS_WITH_AS(TrainingPlan(m, partial, 16, 8), doctest::Contains("experts' tokens for MoE layer 0"), PlanError);
 }

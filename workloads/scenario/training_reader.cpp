@@ -1,3 +1,4 @@
+#include <filesystem>
 #include <string>
 
 #include "hw/error.hpp"
@@ -46,7 +47,8 @@ std::string schedule_names() {
 TrainingConfig read_training(const Node& n, int cluster_gpus) {
   n.check_keys({"seq_len", "global_batch", "micro_batch", "precision", "parallelism", "pipeline_schedule", "zero",
                 "recompute", "offload", "attention_kernel", "overlap_grad_reduce", "tp_comm_overlap", "moe_load_imbalance",
-                "first_stage_layers", "last_stage_layers", "shard_group"});
+                "first_stage_layers", "last_stage_layers", "shard_group", "moe_routing_trace", "moe_capacity_factor",
+                "moe_pad_to_capacity"});
   TrainingConfig c;
   c.seq_len = positive(n.required("seq_len"));
   c.global_batch = positive(n.required("global_batch"));
@@ -83,6 +85,23 @@ TrainingConfig read_training(const Node& n, int cluster_gpus) {
     if (!(c.moe_load_imbalance >= 1))
       n["moe_load_imbalance"].fail("the busiest expert rank's tokens over the mean cannot be below 1",
                                    "1 means balanced routing; measured runs report 1.1-1.5 without auxiliary losses");
+  }
+  if (n.has("moe_routing_trace")) {
+    if (n.has("moe_load_imbalance"))
+      n["moe_routing_trace"].fail("give moe_load_imbalance or moe_routing_trace, not both", "the trace sets each layer's imbalance");
+    std::filesystem::path p = n["moe_routing_trace"].as_string();
+    if (p.is_relative() && !std::filesystem::exists(p)) p = std::filesystem::path(n.file()).parent_path() / p;
+    c.moe_routing = read_moe_routing(p.string());
+  }
+  if (n.has("moe_capacity_factor")) {
+    c.moe_capacity_factor = n["moe_capacity_factor"].as_number();
+    if (!(c.moe_capacity_factor > 0))
+      n["moe_capacity_factor"].fail("the expert capacity factor must be > 0", "1.0-1.25 is usual (Switch Transformer); leave it out for dropless routing");
+  }
+  if (n.has("moe_pad_to_capacity")) {
+    c.moe_pad_to_capacity = n["moe_pad_to_capacity"].as_bool();
+    if (c.moe_pad_to_capacity && c.moe_capacity_factor <= 0)
+      n["moe_pad_to_capacity"].fail("padding to capacity needs moe_capacity_factor", "give moe_capacity_factor");
   }
   if (n.has("first_stage_layers")) c.first_stage_layers = positive(n["first_stage_layers"]);
   if (n.has("last_stage_layers")) c.last_stage_layers = positive(n["last_stage_layers"]);

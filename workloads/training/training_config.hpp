@@ -1,9 +1,11 @@
 #pragma once
 // What a training job asks for: batch, precision and the parallel plan (scenario `training:`).
+#include <memory>
 #include <string>
 
 #include "hw/dtype.hpp"
 #include "models/memory/activation_memory.hpp"
+#include "workloads/training/moe_routing.hpp"
 
 namespace exasim::workloads {
 
@@ -44,6 +46,9 @@ struct TrainingConfig {
   // Mixture of experts: tokens the busiest expert-parallel rank receives over the mean (>= 1; 1 =
   // balanced routing, as Megatron's force-balanced benchmarks). The all-to-alls wait for it.
   double moe_load_imbalance = 1.0;
+  std::shared_ptr<const MoeRouting> moe_routing;  // a router log instead (training.moe_routing_trace)
+  double moe_capacity_factor = 0;  // 0: dropless; else tokens beyond factor x an expert's share are dropped
+  bool moe_pad_to_capacity = false;  // experts always run their full capacity
 };
 
 }  // namespace exasim::workloads

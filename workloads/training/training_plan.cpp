@@ -1,5 +1,6 @@
 #include "workloads/training/training_plan.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "hw/error.hpp"
@@ -56,6 +57,21 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
                  " ranks that hold the same weights (dp x cp)", "use a divisor of " + str(replicas) + ", e.g. the GPUs of a node");
     if (m.moe)
       reject("training.shard_group", "hybrid sharding with mixture-of-experts layers is not simulated yet", "remove shard_group");
+  }
+  if (!m.moe && (c.moe_routing || c.moe_capacity_factor > 0))
+    reject(c.moe_routing ? "training.moe_routing_trace" : "training.moe_capacity_factor",
+           "routing settings need a mixture-of-experts model", "remove them");
+  if (m.moe && c.moe_routing) {
+    for (int l = 0; l < m.layers; ++l) {
+      if (!m.is_moe_layer(l)) continue;
+      const auto& rows = c.moe_routing->tokens;
+      const bool complete = static_cast<std::size_t>(l) < rows.size() && rows[l].size() == static_cast<std::size_t>(m.moe->experts) &&
+                            std::all_of(rows[l].begin(), rows[l].end(), [](double x) { return x >= 0; });
+      if (!complete)
+        reject("training.moe_routing_trace", c.moe_routing->file + " does not give all " + str(m.moe->experts) +
+                   " experts' tokens for MoE layer " + str(l),
+               "log every expert of every MoE layer (layer,expert,tokens; 0-based)");
+    }
   }
   if (p.ep != 1 && !m.moe) reject("training.parallelism.ep", "ep " + str(p.ep) + " needs a mixture-of-experts model", "set ep: 1");
   if (m.moe) {

@@ -171,7 +171,7 @@ LayerDims LayerDims::from(const ModelSpec& model, const TrainingConfig& cfg) {
   d.flash = cfg.attention == AttentionKernel::kFlash;
   d.fp8 = cfg.precision == DType::kFp8;
   d.ep = cfg.parallelism.ep;
-  d.imbalance = cfg.moe_load_imbalance;
+  d.balance = {cfg.moe_load_imbalance, cfg.moe_routing.get(), cfg.moe_capacity_factor, cfg.moe_pad_to_capacity};
   return d;
 }
 
@@ -184,6 +184,7 @@ LayerDims LayerDims::for_layer(const ModelSpec& model, int layer) const {
   d.top_k = m.top_k;
   d.expert_ffn = static_cast<double>(m.expert_ffn > 0 ? m.expert_ffn : model.ffn);
   d.shared_experts = m.shared_experts;
+  d.imbalance = busiest_rank_load(d.balance, layer, m.experts, d.ep);
   return d;
 }
 

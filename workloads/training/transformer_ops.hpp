@@ -60,7 +60,8 @@ struct LayerDims {
   bool moe = false;
   double experts = 0, top_k = 0, expert_ffn = 0, shared_experts = 0;
   int ep = 1;
-  double imbalance = 1;  // tokens of the busiest expert-parallel rank over the mean
+  double imbalance = 1;  // tokens of the busiest expert-parallel rank over the mean (of this layer)
+  MoeBalance balance;    // where `imbalance` comes from
   // The dimensions of routed layer `layer` of `model` (unchanged for a dense layer).
   LayerDims for_layer(const ModelSpec& model, int layer) const;
   bool sp = false;        // sequence parallel
