@@ -100,3 +100,23 @@ TEST_CASE("run: what-if override of a catalog GPU changes the result") {
   REQUIRE(run_cli("run '" + kScenario + "' --set cluster.gpu.hbm_bandwidth=4TB/s --json '" + fast + "'").status == 0);
   CHECK(read_json(fast)["iteration_time_s"].get<double>() < read_json(base)["iteration_time_s"].get<double>());
 }
+
+TEST_CASE("run: the straggler example simulates every rank; without its straggler it equals the symmetric run") {
+  const std::string scenario = std::string(EXASIM_SOURCE_DIR) + "/configs/scenarios/llama3.1-70b-h100-straggler.yaml";
+  const std::string slow = tmp("exasim_straggler.json"), even = tmp("exasim_straggler_even.json"),
+                    sym = tmp("exasim_straggler_sym.json");
+  REQUIRE(run_cli("run '" + scenario + "' --json '" + slow + "'").status == 0);
+  REQUIRE(run_cli("run '" + scenario + "' --set 'simulation.stragglers=[]' --json '" + even + "'").status == 0);
+  REQUIRE(run_cli("run '" + scenario + "' --set 'simulation.stragglers=[]' --set simulation.all_ranks=false --json '" + sym + "'")
+              .status == 0);
+  const auto s = read_json(slow), e = read_json(even), y = read_json(sym);
+  CHECK(e["iteration_time_s"].get<double>() == doctest::Approx(y["iteration_time_s"].get<double>()).epsilon(1e-12));
+  CHECK(e["simulation"]["tasks"].get<double>() > 60 * y["simulation"]["tasks"].get<double>() / 2);  // 32 ranks a stage
+  // A 15% slower GPU stretches its TP group, its stage and, through the gradient reduction, the job.
+  CHECK(s["iteration_time_s"].get<double>() > 1.05 * e["iteration_time_s"].get<double>());
+  CHECK(s["iteration_time_s"].get<double>() < 1.15 * e["iteration_time_s"].get<double>());
+  // Stragglers need all_ranks: a clean error naming the key.
+  const CliResult bad = run_cli("run '" + scenario + "' --set simulation.all_ranks=false");
+  check_clean_error(bad);
+  CHECK(contains(bad.output, "simulation.stragglers"));
+}
