@@ -45,9 +45,6 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
   if (p.cp > 1 && c.seq_len % (2 * p.cp) != 0)
     reject("training.parallelism.cp", "seq_len " + str(c.seq_len) + " does not split into 2*cp = " + str(2 * p.cp) +
                " equal chunks (Megatron's load-balanced causal split)", "use a seq_len that is a multiple of " + str(2 * p.cp));
-  if (m.mla)
-    reject("model.mla", "multi-head latent attention (DeepSeek-V2/V3) is not simulated in training yet",
-           "train a model with standard (GQA/MHA) attention");
   if (c.shard_group > 0) {
     const int replicas = p.dp * p.cp;
     if (c.zero < 1)

@@ -171,6 +171,15 @@ LayerDims LayerDims::from(const ModelSpec& model, const TrainingConfig& cfg) {
   d.flash = cfg.attention == AttentionKernel::kFlash;
   d.fp8 = cfg.precision == DType::kFp8;
   d.ep = cfg.parallelism.ep;
+  if (model.mla) {
+    const MlaSpec& a = *model.mla;
+    d.mla = true;
+    d.q_lora = static_cast<double>(a.q_lora_rank), d.kv_lora = static_cast<double>(a.kv_lora_rank);
+    d.qk_rope = static_cast<double>(a.qk_rope_head_dim), d.qk_nope = static_cast<double>(a.qk_nope_head_dim);
+    d.v_head = static_cast<double>(a.v_head_dim);
+    d.kv_heads = d.heads;  // every head gets its own K and V from the shared latent
+    d.head_dim = (d.qk_nope + d.qk_rope + d.v_head) / 2;
+  }
   d.balance = {cfg.moe_load_imbalance, cfg.moe_routing.get(), cfg.moe_capacity_factor, cfg.moe_pad_to_capacity};
   return d;
 }
@@ -261,17 +270,61 @@ void moe_backward(std::vector<Op>& ops, const LayerDims& d) {
   ops.push_back(weight_gradient("moe.router_wgrad", d.experts, h, Tl, e));
 }
 
+// Multi-head latent attention's projections (DeepSeek-V3; Megatron-Core's MLA layer): the
+// down-projections to the Q and KV latents are replicated on every TP rank, the up-projections
+// split the heads; decoupled RoPE on qk_rope dims of each query head and one shared key.
+void mla_projections_forward(std::vector<Op>& ops, const LayerDims& d) {
+  const double e = d.act_bytes, T = d.tokens, h = d.hidden, qk = d.qk_nope + d.qk_rope;
+  if (d.q_lora > 0) {
+    ops.push_back(gemm("mla.q_down", T, d.q_lora, h, e));
+    ops.push_back(memory("mla.q_norm", models::MemoryOp::kRmsNorm, d, T, d.q_lora));
+    ops.push_back(gemm("mla.q_up", T, d.heads * qk, d.q_lora, e));
+  } else {
+    ops.push_back(gemm("mla.q", T, d.heads * qk, h, e));
+  }
+  ops.push_back(gemm("mla.kv_down", T, d.kv_lora + d.qk_rope, h, e));
+  ops.push_back(memory("mla.kv_norm", models::MemoryOp::kRmsNorm, d, T, d.kv_lora));
+  ops.push_back(gemm("mla.kv_up", T, d.heads * (d.qk_nope + d.v_head), d.kv_lora, e));
+  ops.push_back(memory("rope", models::MemoryOp::kRope, d, T, (d.heads + 1) * d.qk_rope));
+}
+
+void mla_projections_backward(std::vector<Op>& ops, const LayerDims& d) {
+  const double e = d.act_bytes, T = d.tokens, h = d.hidden, qk = d.qk_nope + d.qk_rope;
+  const double kv_up = d.heads * (d.qk_nope + d.v_head);
+  ops.push_back(memory("rope_bwd", models::MemoryOp::kRopeBackward, d, T, (d.heads + 1) * d.qk_rope));
+  ops.push_back(gemm("mla.kv_up_dgrad", T, d.kv_lora, kv_up, e));
+  ops.push_back(weight_gradient("mla.kv_up_wgrad", kv_up, d.kv_lora, T, e));
+  ops.push_back(memory("mla.kv_norm_bwd", models::MemoryOp::kRmsNormBackward, d, T, d.kv_lora));
+  ops.push_back(gemm("mla.kv_down_dgrad", T, h, d.kv_lora + d.qk_rope, e));
+  ops.push_back(weight_gradient("mla.kv_down_wgrad", d.kv_lora + d.qk_rope, h, T, e));
+  if (d.q_lora > 0) {
+    ops.push_back(gemm("mla.q_up_dgrad", T, d.q_lora, d.heads * qk, e));
+    ops.push_back(weight_gradient("mla.q_up_wgrad", d.heads * qk, d.q_lora, T, e));
+    ops.push_back(memory("mla.q_norm_bwd", models::MemoryOp::kRmsNormBackward, d, T, d.q_lora));
+    ops.push_back(gemm("mla.q_down_dgrad", T, h, d.q_lora, e));
+    ops.push_back(weight_gradient("mla.q_down_wgrad", d.q_lora, h, T, e));
+  } else {
+    ops.push_back(gemm("mla.q_dgrad", T, h, d.heads * qk, e));
+    ops.push_back(weight_gradient("mla.q_wgrad", d.heads * qk, h, T, e));
+  }
+}
+
 std::vector<Op> layer_forward(const LayerDims& d) {
   const double e = d.act_bytes, T = d.tokens, Tr = d.replicated_tokens(), h = d.hidden;
   const double qkv = (d.heads + 2 * d.kv_heads) * d.head_dim;
   const double up = d.ffn * (d.gated ? 2 : 1);
+  const double ctx = d.heads * (d.mla ? d.v_head : d.head_dim);
   std::vector<Op> ops;
   ops.push_back(memory("ln1", norm(d, false), d, Tr, h));
   if (d.sp) tp_comm(ops, "tp.allgather_attn", sim::CommKind::kAllGather, T * h * e, d.tp);
-  ops.push_back(gemm("qkv", T, qkv, h, e));
-  if (d.rope) ops.push_back(memory("rope", models::MemoryOp::kRope, d, T, (d.heads + d.kv_heads) * d.head_dim));
+  if (d.mla) {
+    mla_projections_forward(ops, d);
+  } else {
+    ops.push_back(gemm("qkv", T, qkv, h, e));
+    if (d.rope) ops.push_back(memory("rope", models::MemoryOp::kRope, d, T, (d.heads + d.kv_heads) * d.head_dim));
+  }
   attention_core_forward(ops, d);
-  ops.push_back(gemm("attn.out", T, h, d.heads * d.head_dim, e));
+  ops.push_back(gemm("attn.out", T, h, ctx, e));
   tp_comm(ops, d.sp ? "tp.reducescatter_attn" : "tp.allreduce_attn", block_exit(d), T * h * e, d.tp);
   ops.push_back(memory("dropout_add1", Tr * h * (3 * e + 1)));
   ops.push_back(memory("ln2", norm(d, false), d, Tr, h));
@@ -292,7 +345,7 @@ std::vector<Op> layer_backward(const LayerDims& d) {
   const double e = d.act_bytes, T = d.tokens, Tr = d.replicated_tokens(), h = d.hidden;
   const double qkv = (d.heads + 2 * d.kv_heads) * d.head_dim;
   const double up = d.ffn * (d.gated ? 2 : 1);
-  const double ctx = d.heads * d.head_dim;
+  const double ctx = d.heads * (d.mla ? d.v_head : d.head_dim);
   std::vector<Op> ops;
   ops.push_back(memory("dropout_add2_bwd", Tr * h * (2 * e + 1)));
   if (d.moe) {
@@ -313,9 +366,13 @@ std::vector<Op> layer_backward(const LayerDims& d) {
   ops.push_back(gemm("attn.out_dgrad", T, ctx, h, e));
   ops.push_back(weight_gradient("attn.out_wgrad", ctx, h, T, e));
   attention_core_backward(ops, d);
-  if (d.rope) ops.push_back(memory("rope_bwd", models::MemoryOp::kRopeBackward, d, T, (d.heads + d.kv_heads) * d.head_dim));
-  ops.push_back(gemm("qkv_dgrad", T, h, qkv, e));
-  ops.push_back(weight_gradient("qkv_wgrad", qkv, h, T, e));
+  if (d.mla) {
+    mla_projections_backward(ops, d);
+  } else {
+    if (d.rope) ops.push_back(memory("rope_bwd", models::MemoryOp::kRopeBackward, d, T, (d.heads + d.kv_heads) * d.head_dim));
+    ops.push_back(gemm("qkv_dgrad", T, h, qkv, e));
+    ops.push_back(weight_gradient("qkv_wgrad", qkv, h, T, e));
+  }
   tp_comm(ops, d.sp ? "tp.reducescatter_attn_bwd" : "tp.allreduce_attn_bwd", block_exit(d), T * h * e, d.tp);
   ops.push_back(memory("ln1_bwd", norm(d, true), d, Tr, h));
   return with_fp8_casts(std::move(ops), d);
@@ -374,9 +431,19 @@ double model_forward_flops(const ModelSpec& model, const TrainingConfig& cfg) {
   const double s = cfg.seq_len, b = cfg.micro_batch, T = s * b;
   const double h = static_cast<double>(model.hidden), hd = static_cast<double>(model.head_dimension());
   const double a = model.heads, g = model.kv_heads > 0 ? model.kv_heads : model.heads;
-  const double attn_params = h * (a + 2 * g) * hd + a * hd * h;
+  double attn_params = h * (a + 2 * g) * hd + a * hd * h;
+  double score_width = hd;  // per head: query-key plus value width over 2
+  if (model.mla) {  // the projections' matmul parameters (no norms), and MLA's head widths
+    const MlaSpec& m = *model.mla;
+    const double qk = static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim);
+    const double q = m.q_lora_rank > 0 ? h * m.q_lora_rank + static_cast<double>(m.q_lora_rank) * a * qk : h * a * qk;
+    attn_params = q + h * static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim) +
+                  static_cast<double>(m.kv_lora_rank) * a * static_cast<double>(m.qk_nope_head_dim + m.v_head_dim) +
+                  a * static_cast<double>(m.v_head_dim) * h;
+    score_width = (qk + static_cast<double>(m.v_head_dim)) / 2;
+  }
   const double mlp_params = (model.gated_mlp ? 3.0 : 2.0) * h * static_cast<double>(model.ffn);
-  const double per_layer = 2 * T * (attn_params + mlp_params) + 4 * b * s * s * a * hd;
+  const double per_layer = 2 * T * (attn_params + mlp_params) + 4 * b * s * s * a * score_width;
   double flops = model.layers * per_layer + 2 * T * h * static_cast<double>(model.vocab);
   if (model.moe) {  // routed layers: each token's top_k and shared experts and the router, not the dense MLP
     const MoeSpec& m = *model.moe;

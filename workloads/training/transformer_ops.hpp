@@ -68,6 +68,11 @@ struct LayerDims {
   bool gated = false;
   bool rope = false;
   bool rms_norm = false;  // RMSNorm (Llama family) instead of LayerNorm (GPT)
+  // Multi-head latent attention (DeepSeek-V2/V3): low-rank Q and KV projections, per-head query/
+  // key width qk_nope + qk_rope and value width v_head. head_dim is then (qk + v) / 2, which
+  // gives FlashAttention's FLOPs and K/V bytes.
+  bool mla = false;
+  double q_lora = 0, kv_lora = 0, qk_rope = 0, qk_nope = 0, v_head = 0;
   bool flash = true;
   bool fp8 = false;       // fp8 GEMMs: operands are cast (and scaled) from 16-bit first
   double causal_fraction = 0.5;  // share of the score matrix a causal flash kernel computes
