@@ -98,6 +98,8 @@ class Lowering {
   bool split_weight_ = false;                                // weight gradients in passes of their own
   std::vector<sim::TaskId> gather_gate_;                     // [stage]: the task that frees the next gather's buffer
   std::vector<std::vector<sim::TaskId>> sharded_reductions_; // [stage]: ZeRO-3 per-micro-batch reduce-scatters
+  std::vector<std::vector<double>> sharded_params_;          // [stage]: the parameters each of them reduced
+  double pcie_rate() const;                                  // B/s of a pinned host copy; throws without a host
 };
 
 std::uint32_t Lowering::comm(sim::CommKind kind, double bytes, std::vector<std::uint32_t> ranks) {
@@ -280,6 +282,19 @@ void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, std::uint
   const double weight_bytes = plan_.model().layer_parameter_count() / plan_.par().tp * 2;
   const sim::TaskId gather = dp_collective(stage, out_.stages[stage].dp_gather, sim::CommKind::kAllGather,
                                            weight_bytes, backward ? "fsdp gather (bwd)" : "fsdp gather (fwd)", Over::kShard);
+  if (plan_.config().offload == "params-cpu") {
+    // ZeRO-Infinity (Rajbhandari et al., SC'21): the GPU's shard of the layer lives in host memory
+    // and crosses PCIe before the gather; it is prefetched as the gather is.
+    sim::TaskSpec t;
+    t.label = "params to GPU";
+    t.stream = out_.stages[stage].param_fetch;
+    t.bytes = weight_bytes / plan_.shard_size();
+    t.duration = t.bytes / pcie_rate();
+    t.category = kOffloadTask;
+    const sim::TaskId fetch = out_.graph.add_task(t);
+    if (gather_gate_[stage] != sim::kNone) out_.graph.add_dependency(gather_gate_[stage], fetch);
+    out_.graph.add_dependency(fetch, gather);
+  }
   if (gather_gate_[stage] != sim::kNone) out_.graph.add_dependency(gather_gate_[stage], gather);
   Pass layer{sim::kNone, pass.last};  // chained after the pass so far; `first` is the layer's first task
   emit(segs, stage, category, layer);
@@ -289,8 +304,21 @@ void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, std::uint
   gather_gate_[stage] = layer.first;  // the next gather overlaps this layer's kernels
   if (backward) {
     const sim::TaskId done = reduce_gradients(stage, weight_bytes / 2, pass.last, "fsdp reduce-scatter grads");
-    if (done != sim::kNone) sharded_reductions_[stage].push_back(done);
+    if (done != sim::kNone) {
+      sharded_reductions_[stage].push_back(done);
+      sharded_params_[stage].push_back(weight_bytes / 2);
+    }
   }
+}
+
+double Lowering::pcie_rate() const {
+  if (!k_.host || k_.host->pcie_bandwidth <= 0) {
+    throw PlanError("offload " + plan_.config().offload + " needs the node's host CPUs and GPU-host PCIe link, which the cluster does not describe",
+                    {"", 0, "training.offload"}, "give cluster.node (a catalog server), or offload: none");
+  }
+  // Pinned cudaMemcpy reaches ~80% of a PCIe x16 link (estimate: ~25 of 31.5 GB/s on Gen4,
+  // ~50 of 63 GB/s on Gen5, as nvbandwidth reports on DGX systems).
+  return 0.8 * k_.host->pcie_bandwidth;
 }
 
 sim::TaskId Lowering::reduce_gradients(int stage, double params, sim::TaskId after, const std::string& label) {
@@ -347,8 +375,10 @@ void Lowering::add_stage(int stage) {
   st.dp_comm = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/dp");
   st.p2p = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/p2p");
   if (plan_.config().zero >= 3) st.dp_gather = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/dp-gather");
-  if (plan_.config().offload == "optimizer-cpu")
+  if (plan_.config().offload != "none")
     st.offload = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/offload");
+  if (plan_.config().offload == "params-cpu")
+    st.param_fetch = out_.graph.add_stream(st.device, sim::StreamKind::kCopy, name + "/param-fetch");
   out_.stages.push_back(st);
 }
 
@@ -394,7 +424,8 @@ void Lowering::emit_gradient_sync(int stage) {
     reduce(p.dense, task, "dp grads L" + std::to_string(layer));
     reduce(p.expert, task, "expert grads L" + std::to_string(layer), true);
   }
-  for (sim::TaskId rs : sharded_reductions_[stage]) reductions.push_back(rs);
+  reductions.insert(reductions.end(), sharded_reductions_[stage].begin(), sharded_reductions_[stage].end());
+  reduced_params.insert(reduced_params.end(), sharded_params_[stage].begin(), sharded_params_[stage].end());
   const double outer = split.dense - in_layers;
   if (outer > 0) reduce(outer, last_backward_[stage], "dp grads embedding/head");
 
@@ -421,9 +452,9 @@ void Lowering::emit_gradient_sync(int stage) {
   // Adam with fp32 master weights: read grad, master, m, v (4 x 4 B), write master, m, v and
   // the 16-bit weight (3 x 4 + 2 B) = 30 B and ~12 FLOPs per parameter it owns.
   const double owned = c.zero >= 1 ? split.dense / shard + split.expert / edp : stage_params;
-  if (c.offload == "optimizer-cpu") {
+  if (c.offload != "none") {
     const sim::TaskId weights_back = emit_offloaded_step(stage, reductions, reduced_params, norm_done, owned);
-    if (c.zero >= 1 && shard > 1) {
+    if (c.zero >= 1 && c.zero <= 2 && shard > 1) {  // ZeRO-3 keeps its weights sharded
       const sim::TaskId gather = dp_collective(stage, st.dp_comm, sim::CommKind::kAllGather, stage_params * 2,
                                                "dp weights all-gather", Over::kShard);
       out_.graph.add_dependency(weights_back, gather);
@@ -462,14 +493,8 @@ sim::TaskId Lowering::emit_offloaded_step(int stage, const std::vector<sim::Task
                                           double owned) {
   const TrainingConfig& c = plan_.config();
   const StageStreams& st = out_.stages[stage];
-  if (!k_.host || k_.host->pcie_bandwidth <= 0) {
-    throw PlanError("offload optimizer-cpu needs the node's host CPUs and GPU-host PCIe link, which the cluster does not describe",
-                    {"", 0, "training.offload"}, "give cluster.node (a catalog server), or offload: none");
-  }
+  const double pcie = pcie_rate();
   const topologies::HostSide& host = *k_.host;
-  // Pinned cudaMemcpy reaches ~80% of a PCIe x16 link (estimate: ~25 of 31.5 GB/s on Gen4,
-  // ~50 of 63 GB/s on Gen5, as nvbandwidth reports on DGX systems).
-  const double pcie = 0.8 * host.pcie_bandwidth;
   const double share = 1.0 / (c.zero >= 1 ? plan_.shard_size() : 1);  // of each bucket this GPU owns
   auto copy = [&](const std::string& label, double bytes, sim::TaskId after) {
     sim::TaskSpec t;
@@ -502,6 +527,8 @@ sim::TaskId Lowering::emit_offloaded_step(int stage, const std::vector<sim::Task
   step.category = kOffloadTask;
   const sim::TaskId step_id = out_.graph.add_task(step);
   out_.graph.add_dependency(norm_done, step_id);
+  // With parameter offload the updated weights stay on the host for the next gathers to fetch.
+  if (c.offload == "params-cpu") return step_id;
   return copy("weights to GPU", 2 * owned, step_id);
 }
 
@@ -521,6 +548,7 @@ TrainingGraph Lowering::run() {
   last_backward_.assign(pp, sim::kNone);
   gather_gate_.assign(pp, sim::kNone);
   sharded_reductions_.assign(pp, {});
+  sharded_params_.assign(pp, {});
   for (int s = 0; s < pp; ++s) {
     add_stage(s);
     build_stage_segments(s);

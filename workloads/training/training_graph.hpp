@@ -34,6 +34,7 @@ struct StageStreams {
   sim::StreamId p2p = 0;       // pipeline sends
   sim::StreamId dp_gather = 0; // ZeRO-3/FSDP weight all-gathers, prefetched one layer ahead
   sim::StreamId offload = 0;   // optimizer offload: PCIe copies and the host's optimizer step
+  sim::StreamId param_fetch = 0;  // parameter offload: each layer's shard copied from the host before its gather
 };
 
 struct TrainingGraph {

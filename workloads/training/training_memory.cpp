@@ -108,12 +108,16 @@ MemoryReport training_memory(const TrainingPlan& plan) {
     mem.weights = states.weights + experts.weights;
     mem.gradients = states.gradients + experts.gradients;
     mem.optimizer = states.optimizer + experts.optimizer;
-    if (c.offload == "optimizer-cpu") {
+    if (c.offload != "none") {
       // ZeRO-Offload (Ren et al., ATC'21): fp32 master weights, Adam moments and fp32 gradients
       // live in host memory; the GPU keeps its 16-bit weights and one layer's gradient bucket on
       // its way to the host.
+      const double layer = plan.model().layer_parameter_count() / plan.par().tp;
       mem.optimizer = 0;
-      mem.gradients = 2 * plan.model().layer_parameter_count() / plan.par().tp;
+      mem.gradients = 2 * layer;
+      // ZeRO-Infinity (Rajbhandari et al., SC'21): the 16-bit weights live there too; the GPU holds
+      // the layer being computed and the one being prefetched, gathered.
+      if (c.offload == "params-cpu") mem.weights = 2 * 2 * layer;
     }
     mem.in_flight = in_flight_micro_batches(plan, s);
     int widest_chunk = 0;  // chunks may differ under an uneven split: bound by the widest

@@ -34,8 +34,10 @@ StageTimes stage_times(const TrainingGraph& tg, const sim::Timeline& tl, const S
   if (c.zero >= 3) comm_streams.push_back(st.dp_gather);
   for (sim::StreamId s : comm_streams)
     for (sim::TaskId id : tg.graph.stream_tasks(s)) comm.emplace_back(tl[id].start, tl[id].end);
-  if (c.offload == "optimizer-cpu")
+  if (c.offload != "none")
     for (sim::TaskId id : tg.graph.stream_tasks(st.offload)) offload.emplace_back(tl[id].start, tl[id].end);
+  if (c.offload == "params-cpu")
+    for (sim::TaskId id : tg.graph.stream_tasks(st.param_fetch)) offload.emplace_back(tl[id].start, tl[id].end);
   const auto busy_merged = sim::merge_intervals(std::move(busy));
   out.busy = sim::total_length(busy_merged);
   auto comm_merged = sim::merge_intervals(std::move(comm));
@@ -111,16 +113,19 @@ MemoryReport check_training_memory(const TrainingPlan& plan, const topologies::C
                     "raise tp or pp, use zero: 1..3, recompute: selective or full, or a smaller micro_batch");
   }
   // ZeRO-Offload keeps fp32 master weights, both Adam moments and fp32 gradients (16 B per owned
-  // parameter) in the host memory that the node's GPUs share.
-  if (plan.config().offload == "optimizer-cpu" && cluster.host && cluster.host->memory_bytes > 0) {
+  // parameter) in the host memory that the node's GPUs share; ZeRO-Infinity also the 16-bit
+  // parameters (2 B more).
+  const std::string& offload = plan.config().offload;
+  if (offload != "none" && cluster.host && cluster.host->memory_bytes > 0) {
     double owned = 0;
     for (const StageMemory& s : mem.stages)
       owned = std::max(owned, s.parameters / (plan.config().zero >= 1 ? plan.shard_size() : 1));
-    const double host = 16 * owned * cluster.gpus_per_node;
+    const double per_param = offload == "params-cpu" ? 18 : 16;
+    const double host = per_param * owned * cluster.gpus_per_node;
     if (host > cluster.host->memory_bytes) {
-      throw PlanError("optimizer offload does not fit in host memory: needs " + gib(host) + " of " +
-                          gib(cluster.host->memory_bytes) + " per node (16 B per owned parameter x " +
-                          std::to_string(cluster.gpus_per_node) + " GPUs)",
+      throw PlanError("offload does not fit in host memory: needs " + gib(host) + " of " +
+                          gib(cluster.host->memory_bytes) + " per node (" + std::to_string(int(per_param)) +
+                          " B per owned parameter x " + std::to_string(cluster.gpus_per_node) + " GPUs)",
                       {"", 0, "training.offload"}, "use more data parallelism (zero: 1 or 2 shards the states) or offload: none");
     }
   }
