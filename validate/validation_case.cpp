@@ -126,7 +126,8 @@ CaseResult run_case(const ValidationCase& c, const hw::Catalog& catalog) {
   r.id = c.id;
   try {
     const workloads::TrainingPlan plan(s.model, *s.training, s.cluster.gpu_count(), s.cluster.gpus_per_node);
-    const auto result = workloads::simulate_training({plan, s.cluster, s.calibration.kernel, s.calibration.collective, s.cost});
+    const auto result = workloads::simulate_training(
+        {plan, s.cluster, s.calibration.kernel, s.calibration.collective, s.cost, s.simulation.network, {}, s.calibration.host});
     r.measured_iteration_s = measured_iteration_time(c.measured, s, plan, r);
     r.predicted_iteration_s = result.iteration_time_s;
     // Every other metric is a rate per iteration: it scales with 1 / iteration time.

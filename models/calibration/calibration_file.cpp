@@ -7,6 +7,7 @@
 #include <set>
 
 #include "hw/error.hpp"
+#include "hw/units.hpp"
 
 namespace exasim::models {
 
@@ -76,12 +77,19 @@ std::string value_text(const NamedParam& p) {
 }  // namespace
 
 Calibration apply_calibration(Calibration base, const Node& node) {
-  node.check_keys({"gpu", "date", "source", "kernel", "collective", "fit", "cpu"});  // cpu: models/cpu/cpu_calibration_file.hpp
+  node.check_keys({"gpu", "date", "source", "kernel", "collective", "training", "fit", "cpu"});  // cpu: models/cpu/cpu_calibration_file.hpp
   if (node.has("kernel")) {
     apply_kernel(base.kernel, node["kernel"]);
     base.kernel.source = "calibration: " + node.file();
   }
   if (node.has("collective")) apply_collective_params(base.collective, node["collective"]);
+  if (node.has("training")) {
+    const Node t = node["training"];
+    t.expect_map();
+    t.check_keys({"micro_batch_overhead", "iteration_overhead"});
+    if (t.has("micro_batch_overhead")) base.host.micro_batch_s = t["micro_batch_overhead"].as_nonnegative_quantity(units::Dimension::kTime);
+    if (t.has("iteration_overhead")) base.host.iteration_s = t["iteration_overhead"].as_nonnegative_quantity(units::Dimension::kTime);
+  }
   return base;
 }
 

@@ -7,6 +7,7 @@
 //               memory parameters as maps: memory_op_efficiency: {default: 0.75, rmsnorm: 0.37}
 //               (a plain number sets the default). Times carry units ("2.7 us").
 //   collective: see models/collective/collective_params.hpp
+//   training:   host overheads of the training framework: micro_batch_overhead, iteration_overhead
 //   fit:        what the fit reported (samples, errors per bucket); informational, not read
 #include <string>
 #include <vector>
@@ -17,9 +18,20 @@
 
 namespace exasim::models {
 
+// Host (framework) work a training step may wait for: dispatching each micro-batch's forward and
+// backward passes on a GPU (data loader, Python, kernel launches; half before each pass), which
+// the host runs ahead of the GPU, so it shows only where it is the slower side; and the end of
+// the iteration (logging, loss reporting, zero_grad) after the optimizer step. Zero unless a
+// calibration states them: no measurement in shared/ isolates them.
+struct HostOverheads {
+  double micro_batch_s = 0;
+  double iteration_s = 0;
+};
+
 struct Calibration {
   KernelParams kernel;
   CollectiveParams collective;
+  HostOverheads host;
 };
 
 // Applies the keys present in `node` (a mapping) on top of `base`.

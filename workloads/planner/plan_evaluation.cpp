@@ -40,7 +40,7 @@ std::vector<double> apply_limit(const PlannerInputs& in, const TrainingConfig& c
 PlanEvaluation evaluate_plan(const PlannerInputs& in, const TrainingPlan& plan, double gpu_cap_w) {
   PlanEvaluation e;
   TrainingResult& r = e.result;
-  r = simulate_training({plan, in.cluster, in.calibration.kernel, in.calibration.collective, in.cost, in.network, in.ranks});
+  r = simulate_training({plan, in.cluster, in.calibration.kernel, in.calibration.collective, in.cost, in.network, in.ranks, in.calibration.host});
   const double cap = gpu_cap_w < 0 ? in.power.gpu_cap_w : gpu_cap_w;
   e.power.gpu_cap_w = cap > 0 ? std::min(cap, in.cluster.gpu.tdp_w) : 0;
   const std::vector<double> dynamic_w = apply_limit(in, plan.config(), r, cap, e.power.mean_clock);

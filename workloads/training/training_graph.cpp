@@ -100,6 +100,9 @@ class Lowering {
   std::vector<std::vector<sim::TaskId>> sharded_reductions_; // [stage]: ZeRO-3 per-micro-batch reduce-scatters
   std::vector<std::vector<double>> sharded_params_;          // [stage]: the parameters each of them reduced
   double pcie_rate() const;                                  // B/s of a pinned host copy; throws without a host
+  bool has_host_work() const { return k_.overheads.micro_batch_s > 0 || k_.overheads.iteration_s > 0; }
+  // The host's share of dispatching a pass (half a micro-batch's overhead), which the pass waits for.
+  void emit_host_dispatch(int stage, const Pass& pass);
 };
 
 std::uint32_t Lowering::comm(sim::CommKind kind, double bytes, std::vector<std::uint32_t> ranks) {
@@ -311,6 +314,17 @@ void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, std::uint
   }
 }
 
+void Lowering::emit_host_dispatch(int stage, const Pass& pass) {
+  if (pass.first == sim::kNone || k_.overheads.micro_batch_s <= 0) return;
+  sim::TaskSpec t;
+  t.label = "host dispatch";
+  t.stream = out_.stages[stage].host;
+  t.duration = k_.overheads.micro_batch_s / 2;
+  t.category = kHostTask;
+  t.kind = sim::TaskKind::kHost;
+  out_.graph.add_dependency(out_.graph.add_task(t), pass.first);
+}
+
 double Lowering::pcie_rate() const {
   if (!k_.host || k_.host->pcie_bandwidth <= 0) {
     throw PlanError("offload " + plan_.config().offload + " needs the node's host CPUs and GPU-host PCIe link, which the cluster does not describe",
@@ -379,6 +393,7 @@ void Lowering::add_stage(int stage) {
     st.offload = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/offload");
   if (plan_.config().offload == "params-cpu")
     st.param_fetch = out_.graph.add_stream(st.device, sim::StreamKind::kCopy, name + "/param-fetch");
+  if (has_host_work()) st.host = out_.graph.add_stream(st.device, sim::StreamKind::kCopy, name + "/host");
   out_.stages.push_back(st);
 }
 
@@ -559,6 +574,7 @@ TrainingGraph Lowering::run() {
     orders.push_back(schedule->order(s, pp, plan_.micro_batches(), plan_.chunks()));
     for (const PipelineStep& step : orders[s]) {
       const Pass pass = emit_pass(s, step);
+      if (has_host_work() && !step.weight) emit_host_dispatch(s, pass);
       if (!step.weight) {
         passes_[{step.forward, s, step.chunk, step.micro_batch}] = pass;
       } else if (pass.first != sim::kNone) {  // after its own input-gradient pass
@@ -578,6 +594,19 @@ TrainingGraph Lowering::run() {
       if (auto next = neighbour(here, step.forward)) emit_p2p(here, *next, step.forward, step.micro_batch);
     }
     emit_gradient_sync(s);
+    if (k_.overheads.iteration_s > 0) {  // after everything the stage ran
+      sim::TaskSpec t;
+      t.label = "host iteration end";
+      t.stream = out_.stages[s].host;
+      t.duration = k_.overheads.iteration_s;
+      t.category = kHostTask;
+      t.kind = sim::TaskKind::kHost;
+      const sim::TaskId end = out_.graph.add_task(t);
+      for (sim::StreamId st = 0; st < out_.graph.streams().size(); ++st) {
+        if (out_.graph.streams()[st].device != out_.stages[s].device || st == out_.stages[s].host) continue;
+        if (!out_.graph.stream_tasks(st).empty()) out_.graph.add_dependency(out_.graph.stream_tasks(st).back(), end);
+      }
+    }
   }
   return std::move(out_);
 }
@@ -586,7 +615,7 @@ TrainingGraph Lowering::run() {
 
 TrainingGraph build_training_graph(const TrainingPlan& plan, const KernelContext& kernels) {
   // A training step runs kernels back to back: the GPU stays at its power limit (sustained clocks).
-  KernelContext sustained{kernels.gpu, kernels.params, kernels.host};
+  KernelContext sustained{kernels.gpu, kernels.params, kernels.host, kernels.overheads};
   sustained.params.sustained_load = true;
   return Lowering(plan, sustained).run();
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hw/gpu_spec.hpp"
+#include "models/calibration/calibration_file.hpp"
 #include "models/kernel/kernel_params.hpp"
 #include "sim/exec_graph.hpp"
 #include "sim/network_backend.hpp"
@@ -24,6 +25,7 @@ enum TrainingCategory : std::uint16_t {
   kDataCommTask,
   kPipelineCommTask,
   kOffloadTask,  // optimizer offload: gradients to the host, the CPU's optimizer step, weights back
+  kHostTask,     // the framework's host work (models::HostOverheads)
 };
 
 struct StageStreams {
@@ -35,6 +37,7 @@ struct StageStreams {
   sim::StreamId dp_gather = 0; // ZeRO-3/FSDP weight all-gathers, prefetched one layer ahead
   sim::StreamId offload = 0;   // optimizer offload: PCIe copies and the host's optimizer step
   sim::StreamId param_fetch = 0;  // parameter offload: each layer's shard copied from the host before its gather
+  sim::StreamId host = 0;         // the framework's host thread (only with host overheads)
 };
 
 struct TrainingGraph {
@@ -47,6 +50,7 @@ struct KernelContext {
   const hw::GpuSpec& gpu;
   models::KernelParams params;
   const topologies::HostSide* host = nullptr;  // the node's CPUs and PCIe (optimizer offload)
+  models::HostOverheads overheads = {};        // the framework's host work (calibration `training:`)
 };
 
 TrainingGraph build_training_graph(const TrainingPlan& plan, const KernelContext& kernels);

@@ -154,7 +154,7 @@ TrainingResult simulate_training(const TrainingInputs& in) {
   r.memory = check_training_memory(in.plan, in.cluster);
   r.memory_capacity_bytes = in.cluster.gpu.hbm_capacity_bytes;
   r.graph = std::make_shared<TrainingGraph>(
-      build_training_graph(in.plan, {in.cluster.gpu, in.kernel, in.cluster.host ? &*in.cluster.host : nullptr}));
+      build_training_graph(in.plan, {in.cluster.gpu, in.kernel, in.cluster.host ? &*in.cluster.host : nullptr, in.host}));
   if (!in.ranks.stragglers.empty() && !in.ranks.all_ranks) {
     throw PlanError("stragglers need every rank simulated", {"", 0, "simulation.stragglers"}, "set simulation.all_ranks: true");
   }

@@ -53,6 +53,7 @@ struct TrainingInputs {
   models::CostRates cost;
   sim::NetworkOptions network = {};  // backend (fidelity) and collective algorithms
   RankSimulation ranks = {};         // symmetry (default) or every rank, with stragglers
+  models::HostOverheads host = {};   // the framework's host work (calibration `training:`)
 };
 
 // The network options a run uses: under symmetry, and with all ranks on a contention-free

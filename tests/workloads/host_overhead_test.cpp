@@ -1,0 +1,64 @@
+// The training framework's host work (calibration `training:`): the host dispatches each pass
+// ahead of the GPU, so its cost shows only where it is slower than the GPU work it feeds; the
+// end-of-iteration work adds its whole time. Checked against closed forms on one GPU.
+#include <doctest/doctest.h>
+
+#include "hw/config/node.hpp"
+#include "hw/error.hpp"
+#include "models/calibration/calibration_file.hpp"
+#include "training_fixture.hpp"
+#include "workloads/training/training_simulation.hpp"
+
+using namespace exasim;
+using namespace exasim::workloads;
+
+namespace {
+
+struct Run {
+  double iteration = 0, fwd = 0, bwd = 0, optimizer = 0;
+};
+
+Run simulate(models::HostOverheads host, int m = 8) {
+  const ModelSpec model = testing::gpt(4, 2048, 16, 8);
+  const TrainingConfig cfg = testing::config(1, 1, 1, m);
+  const topologies::Cluster cluster = testing::ideal_cluster(1, 1);
+  const TrainingPlan plan(model, cfg, 1, 1);
+  const TrainingResult r = simulate_training({plan, cluster, models::KernelParams::defaults_for(cluster.gpu), {}, {}, {}, {}, host});
+  Run out;
+  out.iteration = r.iteration_time_s;
+  out.optimizer = r.breakdown.optimizer;
+  for (const auto& t : r.graph->graph.tasks()) {
+    if (t.category == kForwardTask) out.fwd += t.duration / m;
+    if (t.category == kBackwardTask) out.bwd += t.duration / m;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("host overheads: hidden while the GPU is the slower side, the pace when the host is") {
+  const Run gpu = simulate({});
+  REQUIRE(gpu.fwd > 0);
+  // A dispatch far shorter than a pass: only the very first one is exposed.
+  const double small = 0.1 * gpu.fwd;
+  const Run hidden = simulate({small, 0});
+  CHECK(hidden.iteration - gpu.iteration == doctest::Approx(small / 2).epsilon(0.01));
+  // A dispatch far longer than a pass: the host sets the pace, 2 m half-dispatches back to back,
+  // then the last backward and the optimizer.
+  const double big = 10 * (gpu.fwd + gpu.bwd);
+  const Run bound = simulate({big, 0});
+  CHECK(bound.iteration == doctest::Approx(8 * big + gpu.bwd + (gpu.iteration - 8 * (gpu.fwd + gpu.bwd))).epsilon(0.01));
+  // The end of the iteration adds its time after everything else.
+  const Run tail = simulate({0, 0.25});
+  CHECK(tail.iteration - gpu.iteration == doctest::Approx(0.25).epsilon(1e-9));
+}
+
+TEST_CASE("host overheads: read from a calibration file's training section, checked") {
+  const models::Calibration c = models::apply_calibration(
+      {}, config::load_string("{training: {micro_batch_overhead: 2 ms, iteration_overhead: 30 ms}}", "cal.yaml"));
+  CHECK(c.host.micro_batch_s == doctest::Approx(2e-3));
+  CHECK(c.host.iteration_s == doctest::Approx(30e-3));
+  CHECK_THROWS_AS(models::apply_calibration({}, config::load_string("{training: {launch: 2 ms}}", "cal.yaml")), ConfigError);
+  CHECK_THROWS_AS(models::apply_calibration({}, config::load_string("{training: {iteration_overhead: -1 ms}}", "cal.yaml")),
+                  ConfigError);
+}
