@@ -9,7 +9,7 @@ namespace {
 using config::Node;
 using units::Dimension;
 int count(const Node& n) { return static_cast<int>(n.as_positive_int()); }
-const std::array<config::Field<NodeSpec>, 10> kFields = {{
+const std::array<config::Field<NodeSpec>, 12> kFields = {{
     {"gpu", [](NodeSpec& s, const Node& n) { s.gpu = n.as_string(); }},
     {"gpus_per_node", [](NodeSpec& s, const Node& n) { s.gpus_per_node = count(n); }},
     {"fabric", [](NodeSpec& s, const Node& n) { s.fabric = n.as_string(); }},
@@ -19,6 +19,8 @@ const std::array<config::Field<NodeSpec>, 10> kFields = {{
     {"cpus_per_node", [](NodeSpec& s, const Node& n) { s.cpus_per_node = count(n); }, false},
     {"host_memory", [](NodeSpec& s, const Node& n) { s.host_memory_bytes = n.as_positive_quantity(Dimension::kBytes); }, false},
     {"pcie", [](NodeSpec& s, const Node& n) { s.pcie = n.as_string(); }, false},
+    {"nvme_read", [](NodeSpec& s, const Node& n) { s.nvme_read_bandwidth = n.as_positive_quantity(Dimension::kBandwidth); }, false},
+    {"nvme_write", [](NodeSpec& s, const Node& n) { s.nvme_write_bandwidth = n.as_positive_quantity(Dimension::kBandwidth); }, false},
     {"power_other", [](NodeSpec& s, const Node& n) { s.power_other_w = n.as_nonnegative_quantity(Dimension::kPower); }, false},
 }};
 }  // namespace

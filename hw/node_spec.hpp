@@ -18,6 +18,8 @@ struct NodeSpec {
   int cpus_per_node = 0;
   double host_memory_bytes = 0;
   std::string pcie;           // link catalog name
+  double nvme_read_bandwidth = 0;   // B/s per node, the local NVMe drives together (0: not stated)
+  double nvme_write_bandwidth = 0;  // B/s per node
   double power_other_w = 0;   // node power besides GPUs at load (CPUs, NICs, fans)
 };
 

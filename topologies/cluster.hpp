@@ -61,6 +61,7 @@ struct HostSide {
   int cpus_per_node = 1;
   double memory_bytes = 0;    // host DRAM per node; 0: not stated
   double pcie_bandwidth = 0;  // B/s per direction between one GPU and the host
+  double nvme_read = 0, nvme_write = 0;  // B/s per node, its local NVMe drives together (0: not stated)
   int gpus_per_node = 1;      // GPUs that share these CPUs
 };
 

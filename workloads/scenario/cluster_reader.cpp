@@ -140,6 +140,8 @@ topologies::HostSide read_host_side(const hw::NodeSpec& server, const hw::Catalo
   h.cpus_per_node = std::max(1, server.cpus_per_node);
   h.memory_bytes = server.host_memory_bytes;
   if (!server.pcie.empty()) h.pcie_bandwidth = catalog.link(config::load_string(server.pcie, where.file())).bandwidth;
+  h.nvme_read = server.nvme_read_bandwidth;
+  h.nvme_write = server.nvme_write_bandwidth;
   return h;
 }
 

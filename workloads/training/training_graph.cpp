@@ -100,6 +100,8 @@ class Lowering {
   std::vector<std::vector<sim::TaskId>> sharded_reductions_; // [stage]: ZeRO-3 per-micro-batch reduce-scatters
   std::vector<std::vector<double>> sharded_params_;          // [stage]: the parameters each of them reduced
   double pcie_rate() const;                                  // B/s of a pinned host copy; throws without a host
+  bool offloads_params() const { return plan_.config().offload == "params-cpu" || plan_.config().offload == "nvme"; }
+  double param_fetch_rate() const;                           // B/s: PCIe, or this GPU's share of the NVMe drives
   bool has_host_work() const { return k_.overheads.micro_batch_s > 0 || k_.overheads.iteration_s > 0; }
   // The host's share of dispatching a pass (half a micro-batch's overhead), which the pass waits for.
   void emit_host_dispatch(int stage, const Pass& pass);
@@ -285,14 +287,15 @@ void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, std::uint
   const double weight_bytes = plan_.model().layer_parameter_count() / plan_.par().tp * 2;
   const sim::TaskId gather = dp_collective(stage, out_.stages[stage].dp_gather, sim::CommKind::kAllGather,
                                            weight_bytes, backward ? "fsdp gather (bwd)" : "fsdp gather (fwd)", Over::kShard);
-  if (plan_.config().offload == "params-cpu") {
+  if (offloads_params()) {
     // ZeRO-Infinity (Rajbhandari et al., SC'21): the GPU's shard of the layer lives in host memory
-    // and crosses PCIe before the gather; it is prefetched as the gather is.
+    // (or on the node's NVMe drives, which its GPUs share) and crosses PCIe before the gather; it
+    // is prefetched as the gather is.
     sim::TaskSpec t;
     t.label = "params to GPU";
     t.stream = out_.stages[stage].param_fetch;
     t.bytes = weight_bytes / plan_.shard_size();
-    t.duration = t.bytes / pcie_rate();
+    t.duration = t.bytes / param_fetch_rate();
     t.category = kOffloadTask;
     const sim::TaskId fetch = out_.graph.add_task(t);
     if (gather_gate_[stage] != sim::kNone) out_.graph.add_dependency(gather_gate_[stage], fetch);
@@ -323,6 +326,17 @@ void Lowering::emit_host_dispatch(int stage, const Pass& pass) {
   t.category = kHostTask;
   t.kind = sim::TaskKind::kHost;
   out_.graph.add_dependency(out_.graph.add_task(t), pass.first);
+}
+
+double Lowering::param_fetch_rate() const {
+  const double pcie = pcie_rate();
+  if (plan_.config().offload != "nvme") return pcie;
+  const topologies::HostSide& host = *k_.host;
+  if (host.nvme_read <= 0 || host.nvme_write <= 0) {
+    throw PlanError("offload nvme needs the NVMe bandwidth of the cluster's servers, which the catalog entry does not state",
+                    {"", 0, "training.offload"}, "give cluster.node a server with nvme_read and nvme_write, or offload: params-cpu");
+  }
+  return std::min(pcie, host.nvme_read / host.gpus_per_node);  // the node's GPUs fetch at once
 }
 
 double Lowering::pcie_rate() const {
@@ -391,8 +405,7 @@ void Lowering::add_stage(int stage) {
   if (plan_.config().zero >= 3) st.dp_gather = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/dp-gather");
   if (plan_.config().offload != "none")
     st.offload = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/offload");
-  if (plan_.config().offload == "params-cpu")
-    st.param_fetch = out_.graph.add_stream(st.device, sim::StreamKind::kCopy, name + "/param-fetch");
+  if (offloads_params()) st.param_fetch = out_.graph.add_stream(st.device, sim::StreamKind::kCopy, name + "/param-fetch");
   if (has_host_work()) st.host = out_.graph.add_stream(st.device, sim::StreamKind::kCopy, name + "/host");
   out_.stages.push_back(st);
 }
@@ -533,17 +546,26 @@ sim::TaskId Lowering::emit_offloaded_step(int stage, const std::vector<sim::Task
   const double ws = std::numeric_limits<double>::max() / 4;  // far beyond any cache
   const double stream = models::cpu_stream_time(cpu, 16 * per_socket, 14 * per_socket, ws, host.cpu.cores);
   const double compute = 12 * per_socket / models::cpu_peak_flops(host.cpu, DType::kFp32, host.cpu.cores);
+  // ZeRO-Infinity on NVMe: the fp32 master weights and both moments (12 B per parameter) and the
+  // 16-bit parameters (2 B) are read from and written back to the node's drives, in chunks that
+  // overlap the CPU's update (its pipelined optimizer step): the slowest of the three sets the time.
+  double drives = 0;
+  if (c.offload == "nvme") {
+    param_fetch_rate();  // throws when the drives are not described
+    const double per_node = 14 * owned * host.gpus_per_node;
+    drives = std::max(per_node / host.nvme_read, per_node / host.nvme_write);
+  }
   sim::TaskSpec step;
   step.label = "host optimizer step";
   step.stream = st.offload;
-  step.duration = std::max(stream, compute);
+  step.duration = std::max({stream, compute, drives});
   step.flops = 12 * owned;
   step.bytes = 30 * owned;
   step.category = kOffloadTask;
   const sim::TaskId step_id = out_.graph.add_task(step);
   out_.graph.add_dependency(norm_done, step_id);
   // With parameter offload the updated weights stay on the host for the next gathers to fetch.
-  if (c.offload == "params-cpu") return step_id;
+  if (offloads_params()) return step_id;
   return copy("weights to GPU", 2 * owned, step_id);
 }
 

@@ -117,7 +117,7 @@ MemoryReport training_memory(const TrainingPlan& plan) {
       mem.gradients = 2 * layer;
       // ZeRO-Infinity (Rajbhandari et al., SC'21): the 16-bit weights live there too; the GPU holds
       // the layer being computed and the one being prefetched, gathered.
-      if (c.offload == "params-cpu") mem.weights = 2 * 2 * layer;
+      if (c.offload == "params-cpu" || c.offload == "nvme") mem.weights = 2 * 2 * layer;
     }
     mem.in_flight = in_flight_micro_batches(plan, s);
     int widest_chunk = 0;  // chunks may differ under an uneven split: bound by the widest

@@ -100,11 +100,8 @@ void check_batch(const TrainingConfig& c) {
     reject("training.micro_batch", "micro batch " + str(c.micro_batch) + " does not divide the " + str(per_replica) +
                " sequences per data-parallel replica", "use a divisor of " + str(per_replica));
   if (c.zero < 0 || c.zero > 3) reject("training.zero", "zero stage must be 0, 1, 2 or 3", "ZeRO stages are 0..3");
-  if (c.offload == "nvme")
-    reject("training.offload", "offload to NVMe is not simulated yet (the catalog has no NVMe bandwidths)",
-           "use offload: optimizer-cpu or params-cpu");
-  if (c.offload == "params-cpu" && c.zero < 3)
-    reject("training.offload", "params-cpu (ZeRO-Infinity) keeps the parameters sharded in host memory, which needs zero: 3",
+  if ((c.offload == "params-cpu" || c.offload == "nvme") && c.zero < 3)
+    reject("training.offload", c.offload + " (ZeRO-Infinity) keeps the parameters sharded off the GPU, which needs zero: 3",
            "set zero: 3, or use offload: optimizer-cpu");
   const ScheduleInfo* schedule = find_pipeline_schedule(c.pipeline_schedule);
   const bool looping = schedule && schedule->interleaved;  // model chunks per rank

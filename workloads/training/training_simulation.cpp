@@ -36,7 +36,7 @@ StageTimes stage_times(const TrainingGraph& tg, const sim::Timeline& tl, const S
     for (sim::TaskId id : tg.graph.stream_tasks(s)) comm.emplace_back(tl[id].start, tl[id].end);
   if (c.offload != "none")
     for (sim::TaskId id : tg.graph.stream_tasks(st.offload)) offload.emplace_back(tl[id].start, tl[id].end);
-  if (c.offload == "params-cpu")
+  if (c.offload == "params-cpu" || c.offload == "nvme")
     for (sim::TaskId id : tg.graph.stream_tasks(st.param_fetch)) offload.emplace_back(tl[id].start, tl[id].end);
   const auto busy_merged = sim::merge_intervals(std::move(busy));
   out.busy = sim::total_length(busy_merged);
@@ -120,7 +120,8 @@ MemoryReport check_training_memory(const TrainingPlan& plan, const topologies::C
     double owned = 0;
     for (const StageMemory& s : mem.stages)
       owned = std::max(owned, s.parameters / (plan.config().zero >= 1 ? plan.shard_size() : 1));
-    const double per_param = offload == "params-cpu" ? 18 : 16;
+    // On NVMe only the fp32 gradients (4 B) stay in host memory.
+    const double per_param = offload == "params-cpu" ? 18 : offload == "nvme" ? 4 : 16;
     const double host = per_param * owned * cluster.gpus_per_node;
     if (host > cluster.host->memory_bytes) {
       throw PlanError("offload does not fit in host memory: needs " + gib(host) + " of " +
