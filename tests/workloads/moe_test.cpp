@@ -15,6 +15,7 @@
 #include "workloads/training/training_graph.hpp"
 #include "workloads/training/training_memory.hpp"
 #include "workloads/training/training_plan.hpp"
+#include "workloads/training/training_simulation.hpp"
 #include "workloads/training/transformer_ops.hpp"
 
 using namespace exasim;
@@ -202,4 +203,56 @@ TEST_CASE("moe: a routing trace sets each layer's imbalance; bad traces are refu
   TrainingConfig partial = c;
   partial.moe_routing = read_moe_routing(write("partial.csv", "layer,expert,tokens\n0,0,1\n"));
   CHECK_THROWS_WITH_AS(TrainingPlan(m, partial, 16, 8), doctest::Contains("experts' tokens for MoE layer 0"), PlanError);
+}
+
+// MoE parallel folding with expert tensor parallelism (Megatron-Core: ETP fastest, then EP, then
+// expert-DP over the tp x cp x dp ranks): each expert's MLP split over etp GPUs that all-gather
+// the tokens they received and reduce-scatter the outputs. The work per GPU is that of etp = 1
+// with etp times the ranks per expert group; the weights per GPU shrink by etp.
+TEST_CASE("moe: expert tensor parallelism splits each expert's MLP, with its own gather and reduce-scatter") {
+  const ModelSpec m = mixtral();  // hidden 4096, 8 experts of ffn 14336, top-2
+  TrainingConfig folded = moe_config(2, 4, 8);
+  folded.parallelism.etp = 2;
+  const TrainingConfig flat = moe_config(2, 8, 8);
+  const TrainingPlan plan(m, folded, 16, 8);
+  CHECK(plan.etp_group(0) == std::vector<std::uint32_t>{0, 1});
+  CHECK(plan.ep_group(0) == std::vector<std::uint32_t>{0, 2, 4, 6});
+  CHECK(plan.expert_dp_group(0) == std::vector<std::uint32_t>{0, 8});
+  CHECK(plan.expert_replicas() == 2);
+  auto expert_work = [&](const TrainingConfig& c, double* etp_bytes, std::size_t* etp_ops) {
+    const LayerDims d = LayerDims::from(m, c).for_layer(m, 0);
+    double flops = 0;
+    for (const Op& op : layer_forward(d)) {
+      if (op.kind == OpKind::kGemm && std::string(op.name).starts_with("moe.experts_")) flops += op.flops;
+      if (op.kind == OpKind::kComm && op.group == CommGroup::kExpertTensor) *etp_bytes = op.comm_bytes, ++*etp_ops;
+    }
+    return flops;
+  };
+  double b1 = 0, b2 = 0;
+  std::size_t n1 = 0, n2 = 0;
+  CHECK(expert_work(folded, &b2, &n2) == doctest::Approx(expert_work(flat, &b1, &n1)));
+  CHECK(n1 == 0);
+  CHECK(n2 == 2);  // all-gather before the experts, reduce-scatter after
+  // The gathered tokens: both ranks' copies (4096 / tp 2 tokens x top-2 each), bf16 rows of 4096.
+  CHECK(b2 == doctest::Approx(2.0 * (4096 / 2) * 2 * 4096 * 2));
+  // A GPU holds 8 / ep 4 = 2 experts, half of each.
+  CHECK(layer_parameters(plan, 0).expert == doctest::Approx(2 * m.expert_parameter_count() / 2));
+  // It simulates, and agrees with itself when every rank is simulated (groups tile the stage).
+  const topologies::Cluster cluster = testing::ideal_cluster(2, 8);
+  TrainingConfig small = folded;
+  small.zero = 1;  // Adam's states sharded and shorter sequences: Mixtral fits on 16 GPUs
+  small.seq_len = 2048;
+  const TrainingPlan p(m, small, 16, 8);
+  const TrainingResult r = simulate_training({p, cluster, models::KernelParams::defaults_for(cluster.gpu), {}, {}});
+  const TrainingResult all = simulate_training({p, cluster, models::KernelParams::defaults_for(cluster.gpu), {}, {}, {}, {true, {}}});
+  CHECK(all.iteration_time_s == doctest::Approx(r.iteration_time_s).epsilon(1e-12));
+  // Refused where it cannot run.
+  TrainingConfig bad = folded;
+  bad.parallelism.etp = 3;
+  CHECK_THROWS_WITH_AS(TrainingPlan(m, bad, 16, 8), doctest::Contains("does not divide"), PlanError);
+  bad.parallelism.etp = 16;
+  bad.parallelism.ep = 1;
+  CHECK_THROWS_AS(TrainingPlan(m, bad, 16, 8), PlanError);
+  CHECK(read_training(config::load_string("{seq_len: 4096, global_batch: 8, parallelism: {tp: 2, ep: 2, etp: 2}}", "t.yaml"), 8)
+            .parallelism.etp == 2);
 }

@@ -14,12 +14,13 @@ using config::Node;
 int positive(const Node& n) { return static_cast<int>(n.as_positive_int()); }
 
 Parallelism read_parallelism(const Node& n, int cluster_gpus) {
-  n.check_keys({"tp", "pp", "dp", "cp", "ep", "vpp", "sequence_parallel"});
+  n.check_keys({"tp", "pp", "dp", "cp", "ep", "etp", "vpp", "sequence_parallel"});
   Parallelism p;
   if (n.has("tp")) p.tp = positive(n["tp"]);
   if (n.has("pp")) p.pp = positive(n["pp"]);
   if (n.has("cp")) p.cp = positive(n["cp"]);
   if (n.has("ep")) p.ep = positive(n["ep"]);
+  if (n.has("etp")) p.etp = positive(n["etp"]);
   if (n.has("vpp")) p.vpp = positive(n["vpp"]);
   if (n.has("sequence_parallel")) p.sequence_parallel = n["sequence_parallel"].as_bool();
   if (n.has("dp")) {

@@ -15,6 +15,7 @@ struct Parallelism {
   int dp = 1;   // data
   int cp = 1;   // context
   int ep = 1;   // expert
+  int etp = 1;  // expert tensor parallel: each routed expert's MLP split over etp GPUs (MoE parallel folding)
   int vpp = 1;  // virtual stages per pipeline rank (interleaved schedule)
   bool sequence_parallel = false;
   int gpus() const { return tp * pp * dp * cp; }

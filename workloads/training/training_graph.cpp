@@ -136,6 +136,7 @@ std::vector<Segment> Lowering::segments(const std::vector<Op>& ops, const std::s
       c.comm_op = comm(op.comm, op.comm_bytes,
                        op.group == CommGroup::kContext  ? plan_.cp_group(stage)
                        : op.group == CommGroup::kExpert ? plan_.ep_group(stage)
+                       : op.group == CommGroup::kExpertTensor ? plan_.etp_group(stage)
                                                         : plan_.tp_group(stage));
       c.beside = op.group == CommGroup::kContext;
       out.push_back(c);

@@ -52,15 +52,15 @@ double layer_activation_bytes(const ModelSpec& m, const TrainingConfig& c) {
   return models::layer_activation_bytes(shape, opt);
 }
 
-// A routed layer (expert tensor parallelism 1): attention and norms split by TP, the router and
-// shared experts whole on every GPU, experts / ep whole routed experts.
+// A routed layer: attention and norms split by TP, the router and shared experts whole on every
+// GPU, experts / ep routed experts, each split over etp GPUs.
 SharedParameters layer_parameters(const TrainingPlan& plan, int layer) {
   const ModelSpec& m = plan.model();
   const int tp = plan.par().tp;
   if (!m.is_moe_layer(layer)) return {m.layer_parameter_count() / tp, 0};
   const double dense = m.layer_base_parameter_count() / tp + m.router_parameter_count() +
                        m.moe->shared_experts * m.expert_parameter_count();
-  return {dense, double(m.moe->experts) / plan.par().ep * m.expert_parameter_count()};
+  return {dense, double(m.moe->experts) / plan.par().ep * m.expert_parameter_count() / plan.par().etp};
 }
 
 // Megatron keeps a copy of a tied embedding on the last stage when pp > 1.

@@ -70,6 +70,7 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
                "log every expert of every MoE layer (layer,expert,tokens; 0-based)");
     }
   }
+  if (p.etp != 1 && !m.moe) reject("training.parallelism.etp", "etp " + str(p.etp) + " needs a mixture-of-experts model", "set etp: 1");
   if (p.ep != 1 && !m.moe) reject("training.parallelism.ep", "ep " + str(p.ep) + " needs a mixture-of-experts model", "set ep: 1");
   if (m.moe) {
     // Megatron-Core's expert layout with expert tensor parallelism 1: the tp x cp x dp ranks that
@@ -77,9 +78,16 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
     if (m.moe->experts % p.ep != 0)
       reject("training.parallelism.ep", "ep " + str(p.ep) + " does not divide the " + str(m.moe->experts) + " experts",
              "choose ep among the divisors of " + str(m.moe->experts));
-    if ((p.tp * p.cp * p.dp) % p.ep != 0)
-      reject("training.parallelism.ep", "ep " + str(p.ep) + " does not divide tp*cp*dp = " + str(p.tp * p.cp * p.dp),
+    if ((p.tp * p.cp * p.dp) % (p.ep * p.etp) != 0)
+      reject("training.parallelism.ep", "ep*etp = " + str(p.ep * p.etp) + " does not divide tp*cp*dp = " + str(p.tp * p.cp * p.dp),
              "expert-parallel groups are carved out of the tp x cp x dp ranks of a stage");
+    const std::int64_t expert_ffn = m.moe->expert_ffn > 0 ? m.moe->expert_ffn : m.ffn;
+    if (expert_ffn % p.etp != 0)
+      reject("training.parallelism.etp", "etp " + str(p.etp) + " does not divide the experts' ffn " + std::to_string(expert_ffn),
+             "choose etp among the divisors of " + std::to_string(expert_ffn));
+    if (p.etp > gpus_per_node)
+      reject("training.parallelism.etp", "etp " + str(p.etp) + " spans more than one node (" + str(gpus_per_node) + " GPUs)",
+             "keep expert tensor parallelism inside the node fabric");
     if (p.tp > 1 && !p.sequence_parallel)
       reject("training.parallelism.sequence_parallel", "mixture-of-experts layers with tp > 1 need sequence parallelism",
              "set sequence_parallel: true (Megatron-Core requires it)");
@@ -165,17 +173,24 @@ std::vector<std::uint32_t> TrainingPlan::dp_group(int stage) const {
 }
 
 // Ranks of a stage in (tp, cp, dp) order: q = tp + TP (cp + CP dp), rank = q + TP CP DP pp.
+std::vector<std::uint32_t> TrainingPlan::etp_group(int stage) const {
+  std::vector<std::uint32_t> g;
+  const std::uint32_t base = rank(0, 0, 0, stage);
+  for (int q = 0; q < par().etp; ++q) g.push_back(base + static_cast<std::uint32_t>(q));
+  return g;
+}
+
 std::vector<std::uint32_t> TrainingPlan::ep_group(int stage) const {
   std::vector<std::uint32_t> g;
   const std::uint32_t base = rank(0, 0, 0, stage);
-  for (int q = 0; q < par().ep; ++q) g.push_back(base + static_cast<std::uint32_t>(q));
+  for (int q = 0; q < par().ep; ++q) g.push_back(base + static_cast<std::uint32_t>(q * par().etp));
   return g;
 }
 
 std::vector<std::uint32_t> TrainingPlan::expert_dp_group(int stage) const {
   std::vector<std::uint32_t> g;
   const std::uint32_t base = rank(0, 0, 0, stage);
-  for (int j = 0; j < expert_replicas(); ++j) g.push_back(base + static_cast<std::uint32_t>(j * par().ep));
+  for (int j = 0; j < expert_replicas(); ++j) g.push_back(base + static_cast<std::uint32_t>(j * par().ep * par().etp));
   return g;
 }
 

@@ -45,11 +45,14 @@ class TrainingPlan {
   std::vector<std::uint32_t> shard_group(int stage) const;    // of the first group
   std::vector<std::uint32_t> replica_group(int stage) const;  // first members of every group
   std::vector<std::uint32_t> cp_group(int stage) const;  // of tp = 0, dp = 0
-  // Mixture of experts: the ep ranks that split the experts (all-to-all), and the ranks that
-  // hold the same experts (their gradients are reduced together): tp*cp*dp/ep of them.
+  // Mixture of experts, Megatron-Core's parallel folding: the tp*cp*dp ranks of a stage are
+  // regrouped for the routed experts as etp (fastest) x ep x expert-dp. The etp ranks that split
+  // each expert's MLP, the ep ranks that split the experts (all-to-all), and the ranks that hold
+  // the same expert slices (their gradients are reduced together): tp*cp*dp/(ep*etp) of them.
+  std::vector<std::uint32_t> etp_group(int stage) const;
   std::vector<std::uint32_t> ep_group(int stage) const;
   std::vector<std::uint32_t> expert_dp_group(int stage) const;
-  int expert_replicas() const { return par().tp * par().cp * par().dp / par().ep; }
+  int expert_replicas() const { return par().tp * par().cp * par().dp / (par().ep * par().etp); }
 
  private:
   int virtual_stage(int stage, int chunk) const { return chunk * config_.parallelism.pp + stage; }

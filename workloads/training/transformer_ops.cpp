@@ -171,6 +171,7 @@ LayerDims LayerDims::from(const ModelSpec& model, const TrainingConfig& cfg) {
   d.flash = cfg.attention == AttentionKernel::kFlash;
   d.fp8 = cfg.precision == DType::kFp8;
   d.ep = cfg.parallelism.ep;
+  d.etp = cfg.parallelism.etp;
   if (model.mla) {
     const MlaSpec& a = *model.mla;
     d.mla = true;
@@ -209,25 +210,41 @@ void ep_comm(std::vector<Op>& ops, std::string_view name, double bytes, int ep) 
   ops.push_back(op);
 }
 
-// The routed MLP of a mixture-of-experts layer (Megatron-Core, all-to-all dispatcher, expert
-// tensor parallelism 1): the GPU routes its own tokens (the sequence-parallel share under TP),
-// sends each token's top_k copies to the experts' owners, runs its experts / ep experts as one
-// grouped GEMM over the tokens they received (balanced routing: tokens x top_k x ep / experts
-// each), sends the results back and sums them; shared experts run on the local tokens.
+// A collective of the expert-tensor-parallel group over the tokens its ranks received.
+void etp_comm(std::vector<Op>& ops, std::string_view name, sim::CommKind kind, double bytes, int etp) {
+  if (etp <= 1) return;
+  Op op;
+  op.name = name;
+  op.kind = OpKind::kComm;
+  op.comm = kind;
+  op.comm_bytes = bytes;
+  op.group = CommGroup::kExpertTensor;
+  ops.push_back(op);
+}
+
+// The routed MLP of a mixture-of-experts layer (Megatron-Core, all-to-all dispatcher): the GPU
+// routes its own tokens (the sequence-parallel share under TP), sends each token's top_k copies
+// to the experts' owners, runs its experts / ep experts as one grouped GEMM over the tokens they
+// received (balanced routing: tokens x top_k x ep / experts each), sends the results back and
+// sums them; shared experts run on the local tokens. With expert tensor parallelism the etp
+// ranks holding slices of the same experts all-gather what they received, each runs its 1/etp
+// of every expert's MLP on all of it, and reduce-scatter the outputs back (parallel folding).
 void moe_forward(std::vector<Op>& ops, const LayerDims& d) {
   const double e = d.act_bytes, Tl = d.replicated_tokens(), h = d.hidden, F = d.expert_ffn;
   // The busiest rank receives `imbalance` times the mean: its experts' work and its all-to-all
   // share set the pace of the whole expert-parallel group.
   const double routed = Tl * d.top_k * d.imbalance, per_expert = routed * d.ep / d.experts, local = d.experts / d.ep;
-  const double up = F * (d.gated ? 2 : 1);
+  const double Fs = F / d.etp, up = Fs * (d.gated ? 2 : 1), group = d.etp;  // this GPU's slice; tokens of its ETP group
   const auto act = d.gated ? models::MemoryOp::kSiluMul : models::MemoryOp::kGelu;
   ops.push_back(gemm("moe.router", Tl, d.experts, h, e));
   ops.push_back(memory("moe.router_topk", Tl * d.experts * (e + 4), 5 * Tl * d.experts));
   ops.push_back(memory("moe.permute", 2 * routed * h * e));
   ep_comm(ops, "ep.dispatch", routed * h * e, d.ep);
-  ops.push_back(gemm("moe.experts_up", per_expert, up, h, e, local));
-  ops.push_back(memory("moe.experts_act", act, d, routed, F));
-  ops.push_back(gemm("moe.experts_down", per_expert, h, F, e, local));
+  etp_comm(ops, "etp.allgather", sim::CommKind::kAllGather, group * routed * h * e, d.etp);
+  ops.push_back(gemm("moe.experts_up", group * per_expert, up, h, e, local));
+  ops.push_back(memory("moe.experts_act", act, d, group * routed, Fs));
+  ops.push_back(gemm("moe.experts_down", group * per_expert, h, Fs, e, local));
+  etp_comm(ops, "etp.reducescatter", sim::CommKind::kReduceScatter, group * routed * h * e, d.etp);
   ep_comm(ops, "ep.combine", routed * h * e, d.ep);
   ops.push_back(memory("moe.unpermute", 2 * routed * h * e + Tl * h * e));
   if (d.shared_experts > 0) {
@@ -243,7 +260,7 @@ void moe_backward(std::vector<Op>& ops, const LayerDims& d) {
   // The busiest rank receives `imbalance` times the mean: its experts' work and its all-to-all
   // share set the pace of the whole expert-parallel group.
   const double routed = Tl * d.top_k * d.imbalance, per_expert = routed * d.ep / d.experts, local = d.experts / d.ep;
-  const double up = F * (d.gated ? 2 : 1);
+  const double Fs = F / d.etp, up = Fs * (d.gated ? 2 : 1), group = d.etp;
   const auto act = d.gated ? models::MemoryOp::kSiluMulBackward : models::MemoryOp::kGeluBackward;
   if (d.shared_experts > 0) {
     const double sf = d.shared_experts * F;
@@ -255,15 +272,17 @@ void moe_backward(std::vector<Op>& ops, const LayerDims& d) {
   }
   ops.push_back(memory("moe.unpermute_bwd", 2 * routed * h * e + Tl * h * e));
   ep_comm(ops, "ep.combine_bwd", routed * h * e, d.ep);
-  ops.push_back(gemm("moe.experts_down_dgrad", per_expert, F, h, e, local));
-  Op down_w = gemm("moe.experts_down_wgrad", h, F, per_expert, e, local);
+  etp_comm(ops, "etp.allgather_bwd", sim::CommKind::kAllGather, group * routed * h * e, d.etp);
+  ops.push_back(gemm("moe.experts_down_dgrad", group * per_expert, Fs, h, e, local));
+  Op down_w = gemm("moe.experts_down_wgrad", h, Fs, group * per_expert, e, local);
   down_w.weight_grad = true;
   ops.push_back(down_w);
-  ops.push_back(memory("moe.experts_act_bwd", act, d, routed, F));
-  ops.push_back(gemm("moe.experts_up_dgrad", per_expert, h, up, e, local));
-  Op up_w = gemm("moe.experts_up_wgrad", up, h, per_expert, e, local);
+  ops.push_back(memory("moe.experts_act_bwd", act, d, group * routed, Fs));
+  ops.push_back(gemm("moe.experts_up_dgrad", group * per_expert, h, up, e, local));
+  Op up_w = gemm("moe.experts_up_wgrad", up, h, group * per_expert, e, local);
   up_w.weight_grad = true;
   ops.push_back(up_w);
+  etp_comm(ops, "etp.reducescatter_bwd", sim::CommKind::kReduceScatter, group * routed * h * e, d.etp);
   ep_comm(ops, "ep.dispatch_bwd", routed * h * e, d.ep);
   ops.push_back(memory("moe.permute_bwd", 2 * routed * h * e));
   ops.push_back(gemm("moe.router_dgrad", Tl, h, d.experts, e));

@@ -16,7 +16,8 @@ namespace exasim::workloads {
 enum class OpKind { kGemm, kAttention, kMemory, kComm };
 // kContext: the context-parallel ring (cp ranks holding slices of the same sequences).
 // kExpert: the expert-parallel group (token all-to-all of mixture-of-experts layers).
-enum class CommGroup { kTensor, kData, kContext, kExpert };
+// kExpertTensor: the ranks that split each routed expert's MLP (expert tensor parallelism).
+enum class CommGroup { kTensor, kData, kContext, kExpert, kExpertTensor };
 
 struct Op {
   std::string_view name;
@@ -60,6 +61,7 @@ struct LayerDims {
   bool moe = false;
   double experts = 0, top_k = 0, expert_ffn = 0, shared_experts = 0;
   int ep = 1;
+  int etp = 1;            // expert tensor parallel: each routed expert's MLP split over etp GPUs
   double imbalance = 1;  // tokens of the busiest expert-parallel rank over the mean (of this layer)
   MoeBalance balance;    // where `imbalance` comes from
   // The dimensions of routed layer `layer` of `model` (unchanged for a dense layer).
