@@ -122,13 +122,27 @@ std::vector<std::string> attempt(const std::string& profile, std::ostream& log) 
 
 TEST_CASE("runner measurements of this CPU are predicted by the calibrated CPU models") {
   const std::string profile = temp_path("profile.json"), calib = temp_path("calib.yaml");
-  // A busy neighbour can spoil one run of a shared machine; a real model error fails twice. The
-  // second attempt runs only when the first left time for it (the test stays within a minute).
+  // A busy neighbour can spoil one run of a shared machine; a real model error fails twice, on
+  // the same check (noise moves a borderline shape in and out between runs, so a check fails only
+  // when it failed in both attempts). The second attempt runs only when the first left time for
+  // it (the test stays within a minute).
   const auto start = std::chrono::steady_clock::now();
+  auto check_of = [](const std::string& line) { return line.substr(0, std::min(line.find(':'), line.find(" ("))); };
   std::vector<std::string> failures;
   for (int i = 0; i < 2; ++i) {
     std::cout << "attempt " << i + 1 << ":\n";
-    failures = attempt(profile, std::cout);
+    std::vector<std::string> now = attempt(profile, std::cout);
+    if (i > 0) {  // keep the checks that failed before too
+      std::vector<std::string> both;
+      for (const auto& f : now)
+        for (const auto& g : failures)
+          if (check_of(f) == check_of(g)) {
+            both.push_back(f);
+            break;
+          }
+      now = std::move(both);
+    }
+    failures = std::move(now);
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (failures.empty() || elapsed > 40) break;
   }
