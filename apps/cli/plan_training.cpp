@@ -173,7 +173,10 @@ int plan_training(const workloads::Scenario& s, const TrainingPlanRequest& req) 
             << "; objective " << r.objective << ", memory margin " << fmt_percent(r.memory_margin, 0) << "\n"
             << r.enumerated << " candidates, " << r.runnable << " runnable (" << r.duplicates
             << " the same to the simulator as another); the best " << o.top_k
-            << " by closed-form estimate simulated by the engine (" << s.simulation.fidelity << ")\n\n";
+            << " by closed-form estimate simulated by the engine (" << s.simulation.fidelity << ")\n";
+  if (s.simulation.all_ranks)
+    std::cout << "(one GPU per stage stands for its peers here; simulation.all_ranks applies to exasim run and sweep)\n";
+  std::cout << "\n";
   print_plans(std::cout, r);
   explain(std::cout, r);
   for (const std::string& why : r.requested_rejections) std::cout << "\nthe scenario's own plan cannot run: " << why << "\n";
