@@ -11,6 +11,8 @@
 #include "hw/config/node.hpp"
 #include "hw/error.hpp"
 #include "training_fixture.hpp"
+#include "workloads/planner/plan_evaluation.hpp"
+#include "workloads/planner/planner_inputs.hpp"
 #include "workloads/scenario/scenario.hpp"
 #include "workloads/training/all_ranks.hpp"
 #include "workloads/training/training_simulation.hpp"
@@ -155,4 +157,17 @@ TEST_CASE("all_ranks: stragglers are checked where they are given") {
   CHECK(ok.simulation.stragglers[0].slowdown == 1.2);
   // The library refuses stragglers under symmetry too.
   CHECK_THROWS_AS(simulate(load(scenario_text("{tp: 2, pp: 1, dp: 8}")), {false, {{1, 1.2}}}), PlanError);
+}
+
+TEST_CASE("all_ranks: a power cap that slows the kernels re-runs the whole graph, barriers included, as symmetry does") {
+  const std::string text = scenario_text("{tp: 2, pp: 2, dp: 4, sequence_parallel: true}", "  zero: 1\npower: {gpu_cap: 250 W}\n");
+  Scenario sym = load(text), all = load(text + "simulation: {all_ranks: true}\n");
+  REQUIRE(all.simulation.all_ranks);
+  const planner::PlannerInputs a = planner::PlannerInputs::from(sym), b = planner::PlannerInputs::from(all);
+  const TrainingPlan plan(sym.model, *sym.training, sym.cluster.gpu_count(), sym.cluster.gpus_per_node);
+  const planner::PlanEvaluation x = planner::evaluate_plan(a, plan), y = planner::evaluate_plan(b, plan);
+  CHECK(x.power.mean_clock < 1);  // the cap binds
+  CHECK(y.result.iteration_time_s == doctest::Approx(x.result.iteration_time_s).epsilon(1e-12));
+  CHECK(y.result.gpu_power_w == doctest::Approx(x.result.gpu_power_w).epsilon(1e-9));
+  CHECK(y.result.tasks > x.result.tasks);
 }
