@@ -58,8 +58,13 @@ TEST_CASE("run: the default scenario prints its summary and writes every JSON ke
   const double power_kw = double(j["power"]["avg_w"]) / 1000;
   CHECK(double(j["cost"]["usd_per_hour"]) == doctest::Approx(1024 * 2.0 + power_kw * 1.2 * 0.10));
   const auto& m = j["memory"];
+  // The peak is its parts: DESIGN.md's four plus NCCL's buffers and the allocator's fragmentation.
   CHECK(double(m["peak_per_gpu_bytes"]) ==
-        doctest::Approx(double(m["weights"]) + double(m["gradients"]) + double(m["optimizer"]) + double(m["activations"])));
+        doctest::Approx(double(m["weights"]) + double(m["gradients"]) + double(m["optimizer"]) + double(m["activations"]) +
+                        double(m["communication_buffers"]) + double(m["fragmentation"])));
+  // tp 8, pp 16, dp 8: three communicators of 64 MiB; 5% of activations and buffers.
+  CHECK(double(m["communication_buffers"]) == doctest::Approx(3 * 64.0 * 1048576));
+  CHECK(double(m["fragmentation"]) == doctest::Approx(0.05 * (double(m["activations"]) + double(m["communication_buffers"]))));
 }
 
 TEST_CASE("run: same input, same output, bit for bit") {

@@ -91,3 +91,23 @@ TEST_CASE("breadth-first holds every micro-batch of every chunk, like GPipe over
   c.pipeline_schedule = "1f1b";
   CHECK_THROWS_WITH(TrainingPlan(m, c, 4, 8), doctest::Contains("interleaved or breadth-first"));
 }
+
+TEST_CASE("NCCL buffers: 64 MiB per communicator a GPU uses; fragmentation 5% of what the step allocates") {
+  Parallelism p;
+  p.tp = 2, p.dp = 8;
+  const double mib64 = 64.0 * 1048576;
+  CHECK(communication_buffer_bytes(p, 1, false) == doctest::Approx(2 * mib64));  // TP, DP
+  CHECK(communication_buffer_bytes(p, 2, false) == doctest::Approx(3 * mib64));  // + the replicas' group
+  p.ep = 4;
+  CHECK(communication_buffer_bytes(p, 1, true) == doctest::Approx(4 * mib64));   // + EP, expert-DP (16 / 4)
+  p.pp = 2, p.cp = 2, p.etp = 2;
+  CHECK(communication_buffer_bytes(p, 1, true) == doctest::Approx(7 * mib64));   // + PP, CP, ETP
+  Parallelism one;
+  CHECK(communication_buffer_bytes(one, 1, false) == 0);
+  const ModelSpec m = testing::gpt(8, 4096, 32);
+  const TrainingPlan plan(m, testing::config(2, 2, 2, 8), 8, 8);
+  const StageMemory& s = training_memory(plan).stages[0];
+  CHECK(s.buffers == doctest::Approx(3 * mib64));
+  CHECK(s.fragmentation == doctest::Approx(0.05 * (s.activations + s.buffers)));
+  CHECK(s.total() == doctest::Approx(s.weights + s.gradients + s.optimizer + s.activations + s.buffers + s.fragmentation));
+}

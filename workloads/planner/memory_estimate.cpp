@@ -4,6 +4,7 @@
 
 #include "models/memory/model_state_memory.hpp"
 #include "workloads/training/pipeline_schedule.hpp"
+#include "workloads/training/training_memory.hpp"
 
 namespace exasim::workloads::planner {
 
@@ -67,7 +68,11 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
     const auto states = models::model_state_bytes(params, c.zero, c.dp);
     double act = act_layer * widest * in_flight_passes(schedule, s, c.pp, micro_batches, c.vpp);
     if (s == c.pp - 1) act += head_act;
-    const double total = states.weights + states.gradients + states.optimizer + act;
+    Parallelism par;
+    par.tp = c.tp, par.pp = c.pp, par.dp = c.dp;
+    const double buffers = communication_buffer_bytes(par, 1, false);  // plan search: dense models, one shard group
+    const double total = states.weights + states.gradients + states.optimizer + act + buffers +
+                         kAllocatorFragmentation * (act + buffers);
     if (total > best.peak_bytes) {
       best = {total, s, states.weights, states.gradients, states.optimizer, act};
     }

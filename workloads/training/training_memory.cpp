@@ -95,6 +95,16 @@ double head_activation_bytes(const TrainingPlan& plan) {
 
 }  // namespace
 
+double communication_buffer_bytes(const Parallelism& p, int weight_shard_groups, bool moe) {
+  int communicators = (p.tp > 1) + (p.pp > 1) + (p.cp > 1);
+  if (p.dp * p.cp > 1) communicators += weight_shard_groups > 1 ? 2 : 1;
+  if (moe) {
+    const int expert_dp = p.tp * p.cp * p.dp / (p.ep * p.etp);
+    communicators += (p.ep > 1) + (p.etp > 1) + (expert_dp > 1);
+  }
+  return communicators * kNcclBytesPerCommunicator;
+}
+
 MemoryReport training_memory(const TrainingPlan& plan) {
   const TrainingConfig& c = plan.config();
   const double act_layer = layer_activation_bytes(plan);
@@ -124,6 +134,8 @@ MemoryReport training_memory(const TrainingPlan& plan) {
     for (int k = 0; k < plan.chunks(); ++k) widest_chunk = std::max(widest_chunk, plan.layers_in(s, k));
     mem.activations = act_layer * widest_chunk * in_flight_chunks(plan, s);
     if (s == plan.par().pp - 1) mem.activations += head_activation_bytes(plan);
+    mem.buffers = communication_buffer_bytes(plan.par(), plan.shard_replicas(), plan.model().moe.has_value());
+    mem.fragmentation = kAllocatorFragmentation * (mem.activations + mem.buffers);
     r.stages.push_back(mem);
     if (mem.total() > r.stages[r.peak_stage].total()) r.peak_stage = s;
   }

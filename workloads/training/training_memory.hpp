@@ -1,6 +1,7 @@
 #pragma once
 // Memory per GPU of a training plan, stage by stage: model states by ZeRO stage (ZeRO paper),
-// activations by Korthikanti et al. times the micro-batches a schedule keeps in flight.
+// activations by Korthikanti et al. times the micro-batches a schedule keeps in flight, NCCL's
+// communication buffers and the allocator's fragmentation (stated estimates below).
 #include <vector>
 
 #include "workloads/training/training_plan.hpp"
@@ -13,8 +14,10 @@ struct StageMemory {
   double gradients = 0;
   double optimizer = 0;
   double activations = 0;
+  double buffers = 0;        // NCCL's buffers of the communicators the GPU belongs to
+  double fragmentation = 0;  // the caching allocator's reserved-but-unused share
   int in_flight = 0;      // micro-batches whose activations are held at the peak
-  double total() const { return weights + gradients + optimizer + activations; }
+  double total() const { return weights + gradients + optimizer + activations + buffers + fragmentation; }
 };
 
 struct MemoryReport {
@@ -43,5 +46,17 @@ SharedParameters stage_parameters(const TrainingPlan& plan, int stage);
 double layer_activation_bytes(const ModelSpec& model, const TrainingConfig& config);
 double layer_activation_bytes(const TrainingPlan& plan);
 MemoryReport training_memory(const TrainingPlan& plan);
+
+// NCCL's buffers: each communicator a GPU uses holds send and receive buffers on each of its
+// channels: 2 x 8 channels x 4 MiB (NCCL_BUFFSIZE's default, Simple protocol) = 64 MiB (estimate:
+// 8 channels is what NCCL opens on 8-GPU NVSwitch nodes; it allocates per connection, so this is
+// the order, not the byte). Communicators: TP, pipeline peers, data-parallel (two with hybrid
+// sharding), CP, and for MoE models EP, ETP and expert data-parallel, each when it has > 1 GPU.
+constexpr double kNcclBytesPerCommunicator = 2.0 * 8 * 4 * 1048576;
+double communication_buffer_bytes(const Parallelism& p, int weight_shard_groups, bool moe);
+// The PyTorch caching allocator keeps freed blocks for reuse; with activations allocated and
+// freed every micro-batch, reserved memory runs a few percent above what is allocated. Stated
+// factor (estimate): 5% of the memory allocated during the step (activations and buffers).
+constexpr double kAllocatorFragmentation = 0.05;
 
 }  // namespace exasim::workloads

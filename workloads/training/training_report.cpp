@@ -31,6 +31,8 @@ nlohmann::json memory_json(const TrainingResult& r) {
           {"gradients", p.gradients},
           {"optimizer", p.optimizer},
           {"activations", p.activations},
+          {"communication_buffers", p.buffers},
+          {"fragmentation", p.fragmentation},
           {"capacity_per_gpu_bytes", r.memory_capacity_bytes},
           {"peak_stage", r.memory.peak_stage},
           {"per_stage_bytes", stages}};

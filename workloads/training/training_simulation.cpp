@@ -108,7 +108,8 @@ MemoryReport check_training_memory(const TrainingPlan& plan, const topologies::C
     throw PlanError("does not fit: needs " + gib(p.total()) + " of " + gib(cap) + " per GPU (stage " +
                         std::to_string(mem.peak_stage) + ": weights " + gib(p.weights) + ", gradients " +
                         gib(p.gradients) + ", optimizer " + gib(p.optimizer) + ", activations " +
-                        gib(p.activations) + " for " + std::to_string(p.in_flight) + " micro-batches)",
+                        gib(p.activations) + " for " + std::to_string(p.in_flight) + " micro-batches, NCCL buffers " +
+                        gib(p.buffers) + ", fragmentation " + gib(p.fragmentation) + ")",
                     {"", 0, "training"},
                     "raise tp or pp, use zero: 1..3, recompute: selective or full, or a smaller micro_batch");
   }
