@@ -86,9 +86,11 @@ Calibration apply_calibration(Calibration base, const Node& node) {
   if (node.has("training")) {
     const Node t = node["training"];
     t.expect_map();
-    t.check_keys({"micro_batch_overhead", "iteration_overhead"});
+    t.check_keys({"micro_batch_overhead", "iteration_overhead", "expert_dispatch_overhead"});
     if (t.has("micro_batch_overhead")) base.host.micro_batch_s = t["micro_batch_overhead"].as_nonnegative_quantity(units::Dimension::kTime);
     if (t.has("iteration_overhead")) base.host.iteration_s = t["iteration_overhead"].as_nonnegative_quantity(units::Dimension::kTime);
+    if (t.has("expert_dispatch_overhead"))
+      base.host.expert_dispatch_s = t["expert_dispatch_overhead"].as_nonnegative_quantity(units::Dimension::kTime);
   }
   return base;
 }

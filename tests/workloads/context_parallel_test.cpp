@@ -51,7 +51,7 @@ Totals totals(int cp, int dp) {
     if (op.kind == OpKind::kGemm) t.gemm_flops += op.flops;
   }
   for (const auto& task : g.graph.tasks()) {
-    if (task.kind == sim::TaskKind::kCompute) continue;
+    if (task.comm_op == sim::kNone) continue;  // kernels and host work
     const auto& op = g.comm_ops[task.comm_op];
     const std::string label(g.graph.label(task.label));
     if (label.find("cp.") != std::string::npos) {

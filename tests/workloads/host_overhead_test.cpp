@@ -62,3 +62,32 @@ TEST_CASE("host overheads: read from a calibration file's training section, chec
   CHECK_THROWS_AS(models::apply_calibration({}, config::load_string("{training: {iteration_overhead: -1 ms}}", "cal.yaml")),
                   ConfigError);
 }
+
+// The host's dispatch of each MoE layer's local experts (models::HostOverheads::expert_dispatch_s)
+// runs beside their kernels: hidden while the GPU is slower, the pace when the host is: then every
+// layer pass costs local experts x the constant (forward) or twice that (backward).
+TEST_CASE("host overheads: per-expert dispatch of MoE layers, beside the expert kernels") {
+  ModelSpec m = testing::gpt(4, 1024, 16, 8);
+  m.gated_mlp = true;
+  m.moe = MoeSpec{8, 2, 0, 1024, 0};  // 8 experts of ffn 1024, top-2, every layer routed
+  TrainingConfig cfg = testing::config(1, 1, 1, 4);
+  cfg.parallelism.ep = 1;
+  const topologies::Cluster cluster = testing::ideal_cluster(1, 1);
+  const TrainingPlan plan(m, cfg, 1, 1);
+  const models::KernelParams k = models::KernelParams::defaults_for(cluster.gpu);
+  auto run = [&](double c) {
+    models::HostOverheads h;
+    h.expert_dispatch_s = c;
+    return simulate_training({plan, cluster, k, {}, {}, {}, {}, h}).iteration_time_s;
+  };
+  const double gpu = run(0);
+  // Far above the GPU's work: 4 micro-batches x 4 layers x (8 forward + 16 backward) dispatches.
+  const double big = 10 * gpu;
+  CHECK(run(big) == doctest::Approx(4 * 4 * 24 * big).epsilon(0.1));
+  // Far below: hidden behind the expert kernels.
+  CHECK(run(1e-9) == doctest::Approx(gpu).epsilon(1e-3));
+  // The default is Megatron-Core + Transformer Engine's, fitted on a measured run (calibration_file.hpp).
+  CHECK(models::HostOverheads{}.expert_dispatch_s == doctest::Approx(160e-6));
+  CHECK(models::apply_calibration({}, config::load_string("{training: {expert_dispatch_overhead: 50 us}}", "c.yaml"))
+            .host.expert_dispatch_s == doctest::Approx(50e-6));
+}

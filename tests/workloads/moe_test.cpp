@@ -51,7 +51,7 @@ TEST_CASE("moe: each layer all-to-alls top_k copies of the GPU's tokens, four ti
   double bytes = 0;
   std::size_t group = 0;
   for (const auto& t : g.graph.tasks()) {
-    if (t.kind == sim::TaskKind::kCompute) continue;
+    if (t.comm_op == sim::kNone) continue;  // kernels and host work
     const auto& op = g.comm_ops[t.comm_op];
     if (op.kind != sim::CommKind::kAllToAll) continue;
     ++a2a;

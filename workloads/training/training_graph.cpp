@@ -22,6 +22,7 @@ namespace {
 // A run of kernels between two communication points, costed once and instantiated many times.
 struct Segment {
   bool is_comm = false;
+  bool is_host = false;  // host work beside the kernel before it (time = its duration)
   bool beside = false;  // comm that always runs beside the kernel before it (the CP ring)
   std::string label;
   double time = 0, flops = 0, bytes = 0;  // compute
@@ -102,9 +103,13 @@ class Lowering {
   double pcie_rate() const;                                  // B/s of a pinned host copy; throws without a host
   bool offloads_params() const { return plan_.config().offload == "params-cpu" || plan_.config().offload == "nvme"; }
   double param_fetch_rate() const;                           // B/s: PCIe, or this GPU's share of the NVMe drives
-  bool has_host_work() const { return k_.overheads.micro_batch_s > 0 || k_.overheads.iteration_s > 0; }
-  // The host's share of dispatching a pass (half a micro-batch's overhead), which the pass waits for.
-  void emit_host_dispatch(int stage, const Pass& pass);
+  bool has_host_work() const {
+    return k_.overheads.micro_batch_s > 0 || k_.overheads.iteration_s > 0 ||
+           (k_.overheads.expert_dispatch_s > 0 && plan_.model().moe.has_value());
+  }
+  // The host's share of dispatching a pass (half a micro-batch's overhead), which the pass waits
+  // for; added before the pass, so that it precedes the pass's own host work on the host stream.
+  sim::TaskId emit_host_dispatch(int stage);
 };
 
 std::uint32_t Lowering::comm(sim::CommKind kind, double bytes, std::vector<std::uint32_t> ranks) {
@@ -128,6 +133,17 @@ std::vector<Segment> Lowering::segments(const std::vector<Op>& ops, const std::s
     first.clear();
   };
   for (const Op& op : ops) {
+    if (op.kind == OpKind::kHost) {
+      const double t = op.host_units * k_.overheads.expert_dispatch_s;
+      if (t <= 0) continue;
+      flush();
+      Segment h;
+      h.is_host = true;
+      h.time = t;
+      h.label = prefix + " " + std::string(op.name);
+      out.push_back(h);
+      continue;
+    }
     if (op.kind == OpKind::kComm) {
       flush();
       Segment c;
@@ -196,9 +212,25 @@ sim::TaskId Lowering::emit(const std::vector<Segment>& segs, int stage, std::uin
   const bool overlap = plan_.config().tp_comm_overlap;
   sim::TaskId before_compute = sim::kNone;  // what the latest compute segment waited for
   sim::TaskId last_compute = sim::kNone;
+  bool after_beside_host = false;  // the previous segment was host work beside the kernels before it
   for (const Segment& s : segs) {
     sim::TaskSpec t;
     t.label = s.label;
+    if (s.is_host) {
+      // The host issues the kernels of the segment before it as they run: it starts when that
+      // segment could (what it waited for), and whatever follows waits for both.
+      t.kind = sim::TaskKind::kHost;
+      t.stream = st.host;
+      t.duration = s.time;
+      t.category = kHostTask;
+      const sim::TaskId id = out_.graph.add_task(t);
+      const sim::TaskId from = last_compute != sim::kNone && pass.last == last_compute ? before_compute : pass.last;
+      if (from != sim::kNone) out_.graph.add_dependency(from, id);
+      if (pass.first == sim::kNone) pass.first = id;
+      pass.last = id;
+      after_beside_host = last_compute != sim::kNone;
+      continue;
+    }
     if (s.is_comm) {
       t.kind = sim::TaskKind::kCollective;
       t.stream = st.tp_comm;
@@ -216,6 +248,8 @@ sim::TaskId Lowering::emit(const std::vector<Segment>& segs, int stage, std::uin
     const bool beside = (overlap || s.beside) && s.is_comm && pass.last == last_compute && last_compute != sim::kNone;
     const sim::TaskId after = beside ? before_compute : pass.last;
     if (after != sim::kNone) out_.graph.add_dependency(after, id);
+    if (after_beside_host) out_.graph.add_dependency(last_compute, id);  // the kernels the host work ran beside
+    after_beside_host = false;
     if (!s.is_comm) {
       // A kernel after an overlapped collective also waits for the kernels the collective ran beside.
       if (pass.last != sim::kNone && out_.graph.task(pass.last).kind == sim::TaskKind::kCollective && last_compute != sim::kNone)
@@ -318,15 +352,15 @@ void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, std::uint
   }
 }
 
-void Lowering::emit_host_dispatch(int stage, const Pass& pass) {
-  if (pass.first == sim::kNone || k_.overheads.micro_batch_s <= 0) return;
+sim::TaskId Lowering::emit_host_dispatch(int stage) {
+  if (k_.overheads.micro_batch_s <= 0) return sim::kNone;
   sim::TaskSpec t;
   t.label = "host dispatch";
   t.stream = out_.stages[stage].host;
   t.duration = k_.overheads.micro_batch_s / 2;
   t.category = kHostTask;
   t.kind = sim::TaskKind::kHost;
-  out_.graph.add_dependency(out_.graph.add_task(t), pass.first);
+  return out_.graph.add_task(t);
 }
 
 double Lowering::param_fetch_rate() const {
@@ -596,8 +630,9 @@ TrainingGraph Lowering::run() {
   for (int s = 0; s < pp; ++s) {
     orders.push_back(schedule->order(s, pp, plan_.micro_batches(), plan_.chunks()));
     for (const PipelineStep& step : orders[s]) {
+      const sim::TaskId dispatch = step.weight ? sim::kNone : emit_host_dispatch(s);
       const Pass pass = emit_pass(s, step);
-      if (has_host_work() && !step.weight) emit_host_dispatch(s, pass);
+      if (dispatch != sim::kNone && pass.first != sim::kNone && pass.first != dispatch) out_.graph.add_dependency(dispatch, pass.first);
       if (!step.weight) {
         passes_[{step.forward, s, step.chunk, step.micro_batch}] = pass;
       } else if (pass.first != sim::kNone) {  // after its own input-gradient pass

@@ -210,6 +210,15 @@ void ep_comm(std::vector<Op>& ops, std::string_view name, double bytes, int ep) 
   ops.push_back(op);
 }
 
+// The host's dispatch of the local experts' kernels, beside them (models::HostOverheads).
+void expert_dispatch(std::vector<Op>& ops, std::string_view name, double units) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::kHost;
+  op.host_units = units;
+  ops.push_back(op);
+}
+
 // A collective of the expert-tensor-parallel group over the tokens its ranks received.
 void etp_comm(std::vector<Op>& ops, std::string_view name, sim::CommKind kind, double bytes, int etp) {
   if (etp <= 1) return;
@@ -244,6 +253,7 @@ void moe_forward(std::vector<Op>& ops, const LayerDims& d) {
   ops.push_back(gemm("moe.experts_up", group * per_expert, up, h, e, local));
   ops.push_back(memory("moe.experts_act", act, d, group * routed, Fs));
   ops.push_back(gemm("moe.experts_down", group * per_expert, h, Fs, e, local));
+  expert_dispatch(ops, "moe.host_dispatch", local);
   etp_comm(ops, "etp.reducescatter", sim::CommKind::kReduceScatter, group * routed * h * e, d.etp);
   ep_comm(ops, "ep.combine", routed * h * e, d.ep);
   ops.push_back(memory("moe.unpermute", 2 * routed * h * e + Tl * h * e));
@@ -282,6 +292,7 @@ void moe_backward(std::vector<Op>& ops, const LayerDims& d) {
   Op up_w = gemm("moe.experts_up_wgrad", up, h, group * per_expert, e, local);
   up_w.weight_grad = true;
   ops.push_back(up_w);
+  expert_dispatch(ops, "moe.host_dispatch_bwd", 2 * local);
   etp_comm(ops, "etp.reducescatter_bwd", sim::CommKind::kReduceScatter, group * routed * h * e, d.etp);
   ep_comm(ops, "ep.dispatch_bwd", routed * h * e, d.ep);
   ops.push_back(memory("moe.permute_bwd", 2 * routed * h * e));

@@ -13,7 +13,8 @@
 
 namespace exasim::workloads {
 
-enum class OpKind { kGemm, kAttention, kMemory, kComm };
+// kHost: host work the GPU's next step waits for (host_units x a host overhead constant).
+enum class OpKind { kGemm, kAttention, kMemory, kComm, kHost };
 // kContext: the context-parallel ring (cp ranks holding slices of the same sequences).
 // kExpert: the expert-parallel group (token all-to-all of mixture-of-experts layers).
 // kExpertTensor: the ranks that split each routed expert's MLP (expert tensor parallelism).
@@ -35,6 +36,8 @@ struct Op {
   // Work and traffic of every compute op, for reports (the models charge the same figures)
   double flops = 0;
   double bytes = 0;
+  // kHost: how many units of the host's per-expert dispatch (models::HostOverheads)
+  double host_units = 0;
   // kComm
   sim::CommKind comm = sim::CommKind::kAllReduce;
   double comm_bytes = 0;
