@@ -54,6 +54,7 @@ void print_summary(std::ostream& out, const workloads::Scenario& s, const worklo
   t.add_row({"  pipeline bubble", pct(b.bubble)});
   t.add_row({"  optimizer", pct(b.optimizer)});
   if (plan.config().offload != "none") t.add_row({"  offload (exposed)", pct(b.offload)});
+  if (b.host > 0) t.add_row({"  host (exposed)", pct(b.host)});
   const auto& m = r.memory.peak();
   t.add_row({"memory per GPU (peak)", fmt(m.total(), Dimension::kBytes) + " of " + fmt(r.memory_capacity_bytes, Dimension::kBytes)});
   t.add_row({"  weights / grads / optimizer", fmt(m.weights, Dimension::kBytes) + " / " + fmt(m.gradients, Dimension::kBytes) +

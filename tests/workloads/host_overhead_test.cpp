@@ -15,7 +15,7 @@ using namespace exasim::workloads;
 namespace {
 
 struct Run {
-  double iteration = 0, fwd = 0, bwd = 0, optimizer = 0;
+  double iteration = 0, fwd = 0, bwd = 0, optimizer = 0, host = 0, bubble = 0;
 };
 
 Run simulate(models::HostOverheads host, int m = 8) {
@@ -27,6 +27,8 @@ Run simulate(models::HostOverheads host, int m = 8) {
   Run out;
   out.iteration = r.iteration_time_s;
   out.optimizer = r.breakdown.optimizer;
+  out.host = r.breakdown.host;
+  out.bubble = r.breakdown.bubble;
   for (const auto& t : r.graph->graph.tasks()) {
     if (t.category == kForwardTask) out.fwd += t.duration / m;
     if (t.category == kBackwardTask) out.bwd += t.duration / m;
@@ -51,6 +53,11 @@ TEST_CASE("host overheads: hidden while the GPU is the slower side, the pace whe
   // The end of the iteration adds its time after everything else.
   const Run tail = simulate({0, 0.25});
   CHECK(tail.iteration - gpu.iteration == doctest::Approx(0.25).epsilon(1e-9));
+  // The time split says where it went: the GPU waited for its host, not for other stages.
+  CHECK(tail.host == doctest::Approx(0.25).epsilon(1e-9));
+  CHECK(gpu.host == 0);
+  CHECK(bound.host > 0.8 * bound.iteration);
+  CHECK(bound.bubble < 0.05 * bound.iteration);
 }
 
 TEST_CASE("host overheads: read from a calibration file's training section, checked") {

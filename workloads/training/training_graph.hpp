@@ -37,7 +37,7 @@ struct StageStreams {
   sim::StreamId dp_gather = 0; // ZeRO-3/FSDP weight all-gathers, prefetched one layer ahead
   sim::StreamId offload = 0;   // optimizer offload: PCIe copies and the host's optimizer step
   sim::StreamId param_fetch = 0;  // parameter offload: each layer's shard copied from the host before its gather
-  sim::StreamId host = 0;         // the framework's host thread (only with host overheads)
+  sim::StreamId host = sim::kNone;  // the framework's host thread (only with host overheads)
 };
 
 struct TrainingGraph {

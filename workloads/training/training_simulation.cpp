@@ -17,13 +17,13 @@ namespace {
 std::string gib(double bytes) { return units::format(bytes, units::Dimension::kBytes, 3); }
 
 struct StageTimes {
-  double compute = 0, optimizer = 0, exposed_comm = 0, exposed_offload = 0, busy = 0;
+  double compute = 0, optimizer = 0, exposed_comm = 0, exposed_offload = 0, exposed_host = 0, busy = 0;
 };
 
 // Time split of one stage's GPU over the iteration.
 StageTimes stage_times(const TrainingGraph& tg, const sim::Timeline& tl, const StageStreams& st, const TrainingConfig& c) {
   StageTimes out;
-  std::vector<sim::Interval> busy, comm, offload;
+  std::vector<sim::Interval> busy, comm, offload, host;
   for (sim::TaskId id : tg.graph.stream_tasks(st.compute)) {
     const auto& task = tg.graph.task(id);
     const auto& r = tl[id];
@@ -38,13 +38,20 @@ StageTimes stage_times(const TrainingGraph& tg, const sim::Timeline& tl, const S
     for (sim::TaskId id : tg.graph.stream_tasks(st.offload)) offload.emplace_back(tl[id].start, tl[id].end);
   if (c.offload == "params-cpu" || c.offload == "nvme")
     for (sim::TaskId id : tg.graph.stream_tasks(st.param_fetch)) offload.emplace_back(tl[id].start, tl[id].end);
+  if (st.host != sim::kNone)
+    for (sim::TaskId id : tg.graph.stream_tasks(st.host)) host.emplace_back(tl[id].start, tl[id].end);
   const auto busy_merged = sim::merge_intervals(std::move(busy));
   out.busy = sim::total_length(busy_merged);
   auto comm_merged = sim::merge_intervals(std::move(comm));
   out.exposed_comm = sim::uncovered_length(comm_merged, busy_merged);
   // Offload time neither a kernel nor a collective hid.
   comm_merged.insert(comm_merged.end(), busy_merged.begin(), busy_merged.end());
-  out.exposed_offload = sim::uncovered_length(sim::merge_intervals(std::move(offload)), sim::merge_intervals(std::move(comm_merged)));
+  auto offload_merged = sim::merge_intervals(std::move(offload));
+  auto covered = sim::merge_intervals(std::move(comm_merged));
+  out.exposed_offload = sim::uncovered_length(offload_merged, covered);
+  // Host work nothing on the GPU's streams hid: the GPU waited for its host.
+  covered.insert(covered.end(), offload_merged.begin(), offload_merged.end());
+  out.exposed_host = sim::uncovered_length(sim::merge_intervals(std::move(host)), sim::merge_intervals(std::move(covered)));
   return out;
 }
 
@@ -93,9 +100,10 @@ TimeBreakdown time_breakdown(const TrainingGraph& tg, const sim::Timeline& tl, d
     b.optimizer += s.optimizer / pp;
     b.exposed_comm += s.exposed_comm / pp;
     b.offload += s.exposed_offload / pp;
+    b.host += s.exposed_host / pp;
     busy += s.busy / pp;
   }
-  b.bubble = std::max(0.0, iteration - b.compute - b.optimizer - b.exposed_comm - b.offload);
+  b.bubble = std::max(0.0, iteration - b.compute - b.optimizer - b.exposed_comm - b.offload - b.host);
   if (busy_fraction_time) *busy_fraction_time = busy;
   return b;
 }

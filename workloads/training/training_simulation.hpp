@@ -21,6 +21,7 @@ struct TimeBreakdown {
   double bubble = 0;        // idle, waiting for other pipeline stages
   double optimizer = 0;
   double offload = 0;
+  double host = 0;          // the GPU waiting for the framework's host (MoE expert dispatch, ...)
 };
 
 struct TrainingResult {
