@@ -84,30 +84,27 @@ Op attention(std::string_view name, const LayerDims& d, bool backward) {
   return op;
 }
 
-// A collective of the TP group; nothing when the group has one GPU.
-void tp_comm(std::vector<Op>& ops, std::string_view name, sim::CommKind kind, double bytes, int tp) {
-  if (tp <= 1) return;
+// A collective of one of the GPU's groups; nothing when the group has one GPU.
+void group_comm(std::vector<Op>& ops, std::string_view name, sim::CommKind kind, double bytes, CommGroup group, int size) {
+  if (size <= 1) return;
   Op op;
   op.name = name;
   op.kind = OpKind::kComm;
   op.comm = kind;
   op.comm_bytes = bytes;
-  op.group = CommGroup::kTensor;
+  op.group = group;
   ops.push_back(op);
+}
+
+void tp_comm(std::vector<Op>& ops, std::string_view name, sim::CommKind kind, double bytes, int tp) {
+  group_comm(ops, name, kind, bytes, CommGroup::kTensor, tp);
 }
 
 // The K/V exchange of ring attention over the cp group: cp - 1 steps that pass each GPU's K and V
 // slice on, the volume of an all-gather of the whole sequence's K and V (`bytes`). Transformer
 // Engine overlaps each step with the attention of the block at hand.
 void cp_comm(std::vector<Op>& ops, std::string_view name, sim::CommKind kind, const LayerDims& d) {
-  if (d.cp <= 1) return;
-  Op op;
-  op.name = name;
-  op.kind = OpKind::kComm;
-  op.comm = kind;
-  op.comm_bytes = 2 * d.micro_batch * d.seq * d.kv_heads * d.head_dim * d.act_bytes;
-  op.group = CommGroup::kContext;
-  ops.push_back(op);
+  group_comm(ops, name, kind, 2 * d.micro_batch * d.seq * d.kv_heads * d.head_dim * d.act_bytes, CommGroup::kContext, d.cp);
 }
 
 // Megatron's "g" operator at the end of a TP block: all-reduce, or reduce-scatter under SP.
@@ -200,14 +197,7 @@ LayerDims LayerDims::for_layer(const ModelSpec& model, int layer) const {
 
 // An all-to-all of the expert-parallel group; `bytes` each rank sends in all (its tokens' copies).
 void ep_comm(std::vector<Op>& ops, std::string_view name, double bytes, int ep) {
-  if (ep <= 1) return;
-  Op op;
-  op.name = name;
-  op.kind = OpKind::kComm;
-  op.comm = sim::CommKind::kAllToAll;
-  op.comm_bytes = bytes;
-  op.group = CommGroup::kExpert;
-  ops.push_back(op);
+  group_comm(ops, name, sim::CommKind::kAllToAll, bytes, CommGroup::kExpert, ep);
 }
 
 // The host's dispatch of the local experts' kernels, beside them (models::HostOverheads).
@@ -221,14 +211,7 @@ void expert_dispatch(std::vector<Op>& ops, std::string_view name, double units) 
 
 // A collective of the expert-tensor-parallel group over the tokens its ranks received.
 void etp_comm(std::vector<Op>& ops, std::string_view name, sim::CommKind kind, double bytes, int etp) {
-  if (etp <= 1) return;
-  Op op;
-  op.name = name;
-  op.kind = OpKind::kComm;
-  op.comm = kind;
-  op.comm_bytes = bytes;
-  op.group = CommGroup::kExpertTensor;
-  ops.push_back(op);
+  group_comm(ops, name, kind, bytes, CommGroup::kExpertTensor, etp);
 }
 
 // The routed MLP of a mixture-of-experts layer (Megatron-Core, all-to-all dispatcher): the GPU
@@ -466,7 +449,8 @@ double model_forward_flops(const ModelSpec& model, const TrainingConfig& cfg) {
   if (model.mla) {  // the projections' matmul parameters (no norms), and MLA's head widths
     const MlaSpec& m = *model.mla;
     const double qk = static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim);
-    const double q = m.q_lora_rank > 0 ? h * m.q_lora_rank + static_cast<double>(m.q_lora_rank) * a * qk : h * a * qk;
+    const double q_lora = static_cast<double>(m.q_lora_rank);
+    const double q = m.q_lora_rank > 0 ? h * q_lora + q_lora * a * qk : h * a * qk;
     attn_params = q + h * static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim) +
                   static_cast<double>(m.kv_lora_rank) * a * static_cast<double>(m.qk_nope_head_dim + m.v_head_dim) +
                   a * static_cast<double>(m.v_head_dim) * h;
