@@ -42,6 +42,12 @@ void apply_kernel(KernelParams& k, const Node& n) {
   for (const NamedParam& p : params)
     if (p.name.find('.') == std::string::npos) allowed.push_back(p.name);
   n.check_keys(allowed);
+  // A file that fits the 16-bit matrix efficiency only keeps the family's fp8 shortfall relative to it.
+  const double fp8_ratio = k.matrix_efficiency_fp8 > 0 ? k.matrix_efficiency_fp8 / k.matrix_efficiency : 0;
+  if (n.has("matrix_efficiency") && !n.has("matrix_efficiency_fp8")) {
+    k.matrix_efficiency = value_of(*by_name.at("matrix_efficiency"), n["matrix_efficiency"]);
+    k.matrix_efficiency_fp8 = fp8_ratio * k.matrix_efficiency;
+  }
   for (const std::string& key : n.keys()) {
     const Node v = n[key];
     if (groups.contains(key) && v.is_map()) {
@@ -86,11 +92,18 @@ Calibration apply_calibration(Calibration base, const Node& node) {
   if (node.has("training")) {
     const Node t = node["training"];
     t.expect_map();
-    t.check_keys({"micro_batch_overhead", "iteration_overhead", "expert_dispatch_overhead"});
+    t.check_keys({"micro_batch_overhead", "iteration_overhead", "expert_dispatch_overhead", "sharded_collective_efficiency"});
     if (t.has("micro_batch_overhead")) base.host.micro_batch_s = t["micro_batch_overhead"].as_nonnegative_quantity(units::Dimension::kTime);
     if (t.has("iteration_overhead")) base.host.iteration_s = t["iteration_overhead"].as_nonnegative_quantity(units::Dimension::kTime);
     if (t.has("expert_dispatch_overhead"))
       base.host.expert_dispatch_s = t["expert_dispatch_overhead"].as_nonnegative_quantity(units::Dimension::kTime);
+    if (t.has("sharded_collective_efficiency")) {
+      const double e = t["sharded_collective_efficiency"].as_number();
+      if (!(e > 0 && e <= 1))
+        t["sharded_collective_efficiency"].fail("the sharded collective efficiency must be in (0, 1]",
+                                                "a fraction of the network model's collective rate; 1 = NCCL over every rail");
+      base.host.sharded_collective_efficiency = e;
+    }
   }
   return base;
 }

@@ -7,7 +7,8 @@
 //               memory parameters as maps: memory_op_efficiency: {default: 0.75, rmsnorm: 0.37}
 //               (a plain number sets the default). Times carry units ("2.7 us").
 //   collective: see models/collective/collective_params.hpp
-//   training:   host overheads of the training framework: micro_batch_overhead, iteration_overhead
+//   training:   the training framework's host overheads (micro_batch_overhead, iteration_overhead,
+//               expert_dispatch_overhead) and sharded_collective_efficiency
 //   fit:        what the fit reported (samples, errors per bucket); informational, not read
 #include <string>
 #include <vector>
@@ -32,10 +33,17 @@ namespace exasim::models {
 // run (Megatron-Bridge 25.11, B200, Qwen3-30B-A3B, 8 GPUs, one stage: -79.9% -> 0.1%) and checked
 // on the other five Qwen3 runs of validate/cases (GB200 30B -55.2% -> -7.7%, B200 235B -64.4% ->
 // -19.4%, H100 235B -23.5% -> -8.8%, GB200 235B -31.5% -> -23.3%, H100 30B -75.0% -> -59.5%).
+//
+// sharded_collective_efficiency: the fraction of the network model's collective rate that the
+// framework's ZeRO-3/FSDP weight gathers and gradient reduce-scatters reach (1: NCCL rings over
+// every rail of a node, as the network model predicts). An implementation property, not a
+// hardware one: DeepSpeed's 2021 ZeRO-3 on Selene ran its gathers at a per-GPU rate about a
+// tenth of that (configs/calibration/deepspeed-zero3-2021-selene.yaml, fitted on one run).
 struct HostOverheads {
   double micro_batch_s = 0;
   double iteration_s = 0;
   double expert_dispatch_s = 160e-6;
+  double sharded_collective_efficiency = 1;
 };
 
 struct Calibration {

@@ -90,7 +90,7 @@ Problem make_problem(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype,
   q.smem_unbound = mma_reads_shared_memory_directly(gpu);
   q.sms = gpu.sm_count;
   q.inv_sms = 1 / q.sms;
-  q.inv_rate_sm = 1 / (matrix_rate_per_sm(gpu, dtype) * p.matrix_efficiency);
+  q.inv_rate_sm = 1 / (matrix_rate_per_sm(gpu, dtype) * p.matrix_efficiency_for(dtype));
   q.inv_smem_bw = 1 / gpu.smem_bandwidth();
   q.inv_l2_bw = 1 / (gpu.l2_read_bandwidth() * p.l2_efficiency);
   q.inv_hbm_bw = 1 / (gpu.hbm_bandwidth * p.hbm_efficiency);

@@ -37,11 +37,21 @@ double mamf(const std::string& arch) {
   return 0.8;
 }
 
+// fp8 MAMF over bf16 MAMF, each as a fraction of its dense peak (gpu_specs.yaml, ml-engineering):
+// H100 0.709 / 0.803 (H200: 0.734 / 0.803), B200 0.763 / 0.776 (GB200: 0.723 / 0.729). 1 where the
+// family has no fp8 matrix path or no measurement.
+double mamf_fp8_ratio(const std::string& arch) {
+  if (arch == "hopper") return 0.709 / 0.803;
+  if (arch == "blackwell") return 0.763 / 0.776;
+  return 1;
+}
+
 }  // namespace
 
 KernelParams KernelParams::microbenchmark_defaults(const hw::GpuSpec& gpu) {
   KernelParams p = common_defaults();
   p.matrix_efficiency = mamf(gpu.architecture);
+  p.matrix_efficiency_fp8 = p.matrix_efficiency * mamf_fp8_ratio(gpu.architecture);
   p.source = "microbenchmark defaults (" + gpu.architecture + "): MAMF " + std::to_string(p.matrix_efficiency).substr(0, 5) +
              ", A100 HBM 0.78 and L2 0.43, FlashAttention-2 0.73/0.63";
   return p;
@@ -55,6 +65,7 @@ KernelParams KernelParams::defaults_for(const hw::GpuSpec& gpu) {
   // and overhead figures are carried over as measured on A100.
   KernelParams p = common_defaults();
   p.matrix_efficiency = 0.8147 * mamf(gpu.architecture) / mamf("ampere");
+  p.matrix_efficiency_fp8 = p.matrix_efficiency * mamf_fp8_ratio(gpu.architecture);
   p.hbm_efficiency = 0.7512;
   p.l2_efficiency = 0.7516;
   p.launch_overhead_s = 2.365e-6;
@@ -81,6 +92,7 @@ KernelParams KernelParams::defaults_for(const hw::GpuSpec& gpu) {
 std::vector<NamedParam> named_params(KernelParams& p) {
   std::vector<NamedParam> out = {
       {"matrix_efficiency", &p.matrix_efficiency, "fraction", ParamKind::kFraction},
+      {"matrix_efficiency_fp8", &p.matrix_efficiency_fp8, "fraction", ParamKind::kFraction},
       {"vector_efficiency", &p.vector_efficiency, "fraction", ParamKind::kFraction},
       {"hbm_efficiency", &p.hbm_efficiency, "fraction", ParamKind::kFraction},
       {"l2_efficiency", &p.l2_efficiency, "fraction", ParamKind::kFraction},

@@ -19,6 +19,12 @@ namespace exasim::models {
 struct KernelParams {
   // Matrix units: fraction of the per-SM dense peak that a CTA's main loop sustains.
   double matrix_efficiency = 0.85;
+  // The same for fp8 operands (0: matrix_efficiency). Measured apart because 8-bit main loops
+  // fall further short of their (doubled) peak on some families: H100 MAMF 0.709 fp8 vs 0.803 bf16.
+  double matrix_efficiency_fp8 = 0;
+  double matrix_efficiency_for(DType dtype) const {
+    return dtype == DType::kFp8 && matrix_efficiency_fp8 > 0 ? matrix_efficiency_fp8 : matrix_efficiency;
+  }
   // Vector units (non-matrix FLOPs of memory-bound ops and attention softmax).
   double vector_efficiency = 0.6;
   // Fraction of the datasheet HBM bandwidth reached by streaming reads and writes.

@@ -9,7 +9,7 @@ KernelCost roofline(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, 
   // A dtype the GPU has no matrix path for runs at the fp32 rate (e.g. fp8 on A100 emulated).
   double peak = matrix ? gpu.peak(dtype) : gpu.vector_fp32_flops;
   if (peak <= 0) peak = gpu.peak(DType::kFp32);
-  const double rate = peak * (matrix ? p.matrix_efficiency : p.vector_efficiency);
+  const double rate = peak * (matrix ? p.matrix_efficiency_for(dtype) : p.vector_efficiency);
   const double math = flops > 0 ? flops / rate : 0;
   const double mem = bytes > 0 ? bytes / (gpu.hbm_bandwidth * p.hbm_efficiency) : 0;
   KernelCost c;

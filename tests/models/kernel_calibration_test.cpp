@@ -171,9 +171,30 @@ TEST_CASE("calibration files: an efficiency above 1 or an unknown key is a locat
   CHECK_THROWS_AS(
       apply_calibration(base, config::load_string("kernel: {memory_op_efficiency: {rmsnrm: 0.3}}", "c.yaml")),
       ConfigError);
+  CHECK_THROWS_WITH_AS(apply_calibration(base, config::load_string("training: {sharded_collective_efficiency: 0}", "c.yaml")),
+                       doctest::Contains("(0, 1]"), ConfigError);
   // The shipped calibrations load.
-  for (const char* f : {"a100-sxm4-80gb.yaml", "a40.yaml"})
+  for (const char* f : {"a100-sxm4-80gb.yaml", "a40.yaml", "deepspeed-zero3-2021-selene.yaml"})
     CHECK_NOTHROW(load_calibration(base, std::string(EXASIM_SOURCE_DIR) + "/configs/calibration/" + f));
+  const Calibration ds = load_calibration(base, std::string(EXASIM_SOURCE_DIR) + "/configs/calibration/deepspeed-zero3-2021-selene.yaml");
+  CHECK(ds.host.sharded_collective_efficiency == doctest::Approx(0.059));
+  CHECK(ds.kernel.matrix_efficiency == base.kernel.matrix_efficiency);  // a framework file leaves the kernels alone
+}
+
+TEST_CASE("calibration files: fp8 keeps its family shortfall when only the 16-bit matrix efficiency is fitted") {
+  // H100 MAMF (gpu_specs.yaml): fp8 0.709 of its peak, bf16 0.803.
+  Calibration base;
+  base.kernel = KernelParams::defaults_for(catalog_gpu("H100-SXM5-80GB"));
+  CHECK(base.kernel.matrix_efficiency_fp8 / base.kernel.matrix_efficiency == doctest::Approx(0.709 / 0.803).epsilon(1e-6));
+  const Calibration fitted = apply_calibration(base, config::load_string("kernel: {matrix_efficiency: 0.7}", "c.yaml"));
+  CHECK(fitted.kernel.matrix_efficiency_for(DType::kFp8) == doctest::Approx(0.7 * 0.709 / 0.803).epsilon(1e-6));
+  CHECK(fitted.kernel.matrix_efficiency_for(DType::kBf16) == doctest::Approx(0.7));
+  const Calibration both =
+      apply_calibration(base, config::load_string("kernel: {matrix_efficiency: 0.7, matrix_efficiency_fp8: 0.66}", "c.yaml"));
+  CHECK(both.kernel.matrix_efficiency_for(DType::kFp8) == doctest::Approx(0.66));
+  // Ampere has no fp8 matrix path to fall short on: one efficiency for both.
+  const KernelParams a100 = KernelParams::defaults_for(catalog_gpu("A100-SXM4-80GB"));
+  CHECK(a100.matrix_efficiency_for(DType::kFp8) == a100.matrix_efficiency);
 }
 
 TEST_CASE("kernel calibration: fit on one table, predict another, baselines beside") {

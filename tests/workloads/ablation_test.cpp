@@ -21,7 +21,7 @@ TrainingResult run(std::vector<std::string> overrides) {
   static const hw::Catalog catalog = hw::Catalog::load(std::string(EXASIM_SOURCE_DIR) + "/configs");
   const Scenario s = load_scenario(kScenario, overrides, catalog);
   const TrainingPlan plan(s.model, *s.training, s.cluster.gpu_count(), s.cluster.gpus_per_node);
-  return simulate_training({plan, s.cluster, s.calibration.kernel, s.calibration.collective, s.cost});
+  return simulate_training({plan, s.cluster, s.calibration.kernel, s.calibration.collective, s.cost, {}, {}, s.calibration.host});
 }
 
 // GPT-3 175B on 96 GPUs (TP8 PP12 DP1), the setting of Megatron SC'21 Figure 12.
@@ -79,21 +79,39 @@ TEST_CASE("ablation: selective recompute is ~29% faster than full on 530B over 2
 }
 
 TEST_CASE("ablation: PTD-P stays ahead of ZeRO-3 at 175B, whose throughput per GPU falls with scale (SC'21 Table 2)") {
-  // Published: ZeRO-3 144 -> 88 -> 44 TFLOP/s per GPU on 384 -> 768 -> 1536 GPUs at batch 1536;
-  // PTD-P 153 -> 149 -> 141. Only the direction is asserted: exasim's ZeRO-3 falls far less steeply
-  // (see validate/cases/megatron-sc21-table2.yaml).
-  auto zero3 = [](int nodes) {
-    return run({"cluster.nodes=" + std::to_string(nodes), "training.parallelism.tp=1", "training.parallelism.pp=1",
-                "training.parallelism.dp=" + std::to_string(nodes * 8), "training.zero=3", "training.micro_batch=1",
+  // Published: ZeRO-3 144 -> 88 -> 44 TFLOP/s per GPU on 384 -> 768 -> 1536 GPUs at batch 1536
+  // (micro-batch 4, 2, 1); PTD-P 153 -> 149 -> 141. ZeRO-3 runs with DeepSpeed's 2021 collective
+  // rate (configs/calibration/deepspeed-zero3-2021-selene.yaml, fitted on the 1536-GPU run only).
+  const std::string deepspeed = "calibration=" + std::string(EXASIM_SOURCE_DIR) + "/configs/calibration/deepspeed-zero3-2021-selene.yaml";
+  auto zero3 = [&](int nodes, bool framework) {
+    const int gpus = nodes * 8;
+    std::vector<std::string> o = {"cluster.nodes=" + std::to_string(nodes), "training.parallelism.tp=1",
+                                  "training.parallelism.pp=1", "training.parallelism.dp=" + std::to_string(gpus),
+                                  "training.zero=3", "training.global_batch=1536",
+                                  "training.micro_batch=" + std::to_string(1536 / gpus), "training.recompute=full",
+                                  "training.parallelism.sequence_parallel=false"};
+    if (framework) o.push_back(deepspeed);
+    return run(o).tflops_per_gpu;
+  };
+  auto ptdp = [](int nodes) {
+    return run({"cluster.nodes=" + std::to_string(nodes), "training.parallelism.pp=12",
+                "training.parallelism.dp=" + std::to_string(nodes * 8 / 96), "training.global_batch=1536",
                 "training.recompute=full", "training.parallelism.sequence_parallel=false"})
         .tflops_per_gpu;
   };
-  const double z384 = zero3(48), z1536 = zero3(192);
-  const double ptdp1536 = run({"cluster.nodes=192", "training.parallelism.dp=12", "training.recompute=full",
-                               "training.parallelism.sequence_parallel=false"})
-                              .tflops_per_gpu;
-  CHECK(z1536 < z384);
-  CHECK(ptdp1536 > z1536);
+  const double z384 = zero3(48, true), z768 = zero3(96, true), z1536 = zero3(192, true);
+  const double p384 = ptdp(48), p1536 = ptdp(192);
+  // Held-out runs (384, 768 GPUs) within 20% of the paper; the fall with scale and PTD-P's lead.
+  // The paper counts the recomputed forward (4/3 of the model FLOPs that tflops_per_gpu counts).
+  CHECK(z384 == doctest::Approx(144 * 0.75).epsilon(0.20));
+  CHECK(z768 == doctest::Approx(88 * 0.75).epsilon(0.20));
+  CHECK(z768 / z384 == doctest::Approx(88.0 / 144).epsilon(0.25));
+  CHECK(z1536 / z768 == doctest::Approx(44.0 / 88).epsilon(0.25));
+  CHECK(p384 > z384);
+  CHECK(p1536 > 2 * z1536);  // published 141 vs 44
+  // An implementation at the network model's full rate (NCCL over all rails, gathers prefetched
+  // behind the layers) would not fall with scale: the 2021 gap is the framework's, not the machine's.
+  CHECK(zero3(192, false) > 2 * z1536);
 }
 
 TEST_CASE("FLOP accounting: HFU equals MFU without recompute and full recompute adds about one forward pass") {

@@ -23,7 +23,11 @@ sim::TaskId Lowering::dp_collective(int stage, sim::StreamId stream, sim::CommKi
   t.label = label;
   t.kind = sim::TaskKind::kCollective;
   t.stream = stream;
-  t.comm_op = comm(kind, bytes,
+  // A framework that reaches only part of the network's rate on its ZeRO-3 collectives takes
+  // proportionally longer over them (calibration training.sharded_collective_efficiency).
+  const bool sharded = group == Over::kShard && plan_.config().zero >= 3;
+  const double wire_bytes = sharded ? bytes / k_.overheads.sharded_collective_efficiency : bytes;
+  t.comm_op = comm(kind, wire_bytes,
                    group == Over::kExperts    ? plan_.expert_dp_group(stage)
                    : group == Over::kShard    ? plan_.shard_group(stage)
                    : group == Over::kReplicas ? plan_.replica_group(stage)

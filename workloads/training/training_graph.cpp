@@ -202,14 +202,15 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
   }
   if (step.forward) {
     emit(s.embed_fwd, stage, kForwardTask, pass);
-    for (const auto& layer : s.fwd) emit_layer(layer, stage, kForwardTask, pass, false);
+    for (const auto& layer : s.fwd) emit_layer(layer, stage, kForwardTask, pass, Shards::kGather);
     emit(s.head_fwd, stage, kForwardTask, pass);
     return pass;
   }
   emit(s.head_bwd, stage, kBackwardTask, pass);
   for (int l = layers - 1; l >= 0; --l) {
-    emit_layer(s.rec[l], stage, kRecomputeTask, pass, false);
-    emit_layer(s.bwd[l], stage, kBackwardTask, pass, true);
+    const bool recomputes = !s.rec[l].empty();
+    emit_layer(s.rec[l], stage, kRecomputeTask, pass, Shards::kGather);
+    emit_layer(s.bwd[l], stage, kBackwardTask, pass, recomputes ? Shards::kReduce : Shards::kGatherAndReduce);
     if (!split_weight_) layer_grad_ready_[stage][first_layer + l] = pass.last;
   }
   emit(s.embed_bwd, stage, kBackwardTask, pass);
@@ -218,16 +219,24 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
 }
 
 // A layer's segments; under ZeRO-3 (FSDP) its weights are all-gathered first, the gather of the
-// next layer starting as this one starts (prefetch depth one), and a backward reduce-scatters
-// its gradients right away (Rajbhandari et al., SC'20, Section 5.3: 3 x Psi per step).
+// next layer starting as this one starts (prefetch depth one: two layers' weights gathered at
+// most), and a backward reduce-scatters its gradients right away (Rajbhandari et al., SC'20,
+// Section 5.3: 3 x Psi per step). A full recompute gathers the weights that its backward then
+// uses, as FSDP and DeepSpeed keep them (not a fourth collective per layer).
 void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass,
-                          bool backward) {
+                          Shards shards) {
   const bool sharded = plan_.config().zero >= 3 && plan_.shard_size() > 1 && !segs.empty();
   if (!sharded) {
     emit(segs, stage, category, pass);
     return;
   }
   const double weight_bytes = plan_.model().layer_parameter_count() / plan_.par().tp * 2;
+  if (shards == Shards::kReduce) {
+    emit(segs, stage, category, pass);
+    reduce_layer_gradients(stage, weight_bytes / 2, pass);
+    return;
+  }
+  const bool backward = shards == Shards::kGatherAndReduce;
   const sim::TaskId gather = dp_collective(stage, out_.stages[stage].dp_gather, sim::CommKind::kAllGather,
                                            weight_bytes, backward ? "fsdp gather (bwd)" : "fsdp gather (fwd)", Over::kShard);
   if (offloads_params()) {
@@ -245,18 +254,22 @@ void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, std::uint
     out_.graph.add_dependency(fetch, gather);
   }
   if (gather_gate_[stage] != sim::kNone) out_.graph.add_dependency(gather_gate_[stage], gather);
+  const sim::TaskId before_layer = pass.last;
   Pass layer{sim::kNone, pass.last};  // chained after the pass so far; `first` is the layer's first task
   emit(segs, stage, category, layer);
   if (pass.first == sim::kNone) pass.first = layer.first;
   pass.last = layer.last;
   out_.graph.add_dependency(gather, layer.first);
-  gather_gate_[stage] = layer.first;  // the next gather overlaps this layer's kernels
-  if (backward) {
-    const sim::TaskId done = reduce_gradients(stage, weight_bytes / 2, pass.last, "fsdp reduce-scatter grads");
-    if (done != sim::kNone) {
-      sharded_reductions_[stage].push_back(done);
-      sharded_params_[stage].push_back(weight_bytes / 2);
-    }
+  // The next gather may start as this layer starts: once the layer before it has freed its weights.
+  if (before_layer != sim::kNone) gather_gate_[stage] = before_layer;
+  if (backward) reduce_layer_gradients(stage, weight_bytes / 2, pass);
+}
+
+void Lowering::reduce_layer_gradients(int stage, double params, const Pass& pass) {
+  const sim::TaskId done = reduce_gradients(stage, params, pass.last, "fsdp reduce-scatter grads");
+  if (done != sim::kNone) {
+    sharded_reductions_[stage].push_back(done);
+    sharded_params_[stage].push_back(params);
   }
 }
 

@@ -50,7 +50,11 @@ class Lowering {
   std::uint32_t comm(sim::CommKind kind, double bytes, std::vector<std::uint32_t> ranks);
   sim::TaskId emit(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass);
   Pass emit_pass(int stage, const PipelineStep& step);
-  void emit_layer(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass, bool backward);
+  // What a layer's pass does with its ZeRO-3 sharded weights: gather them first (a forward, or a
+  // recompute that the backward then reuses), reduce-scatter the gradients after, or both.
+  enum class Shards { kGather, kReduce, kGatherAndReduce };
+  void emit_layer(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass, Shards shards);
+  void reduce_layer_gradients(int stage, double params, const Pass& pass);
   // Which of a stage's data-parallel groups: all ranks holding the same weights (dp x cp), one
   // hybrid-sharding group of them, the groups' first members (their replicas), or the ranks
   // holding the same routed experts.
@@ -78,7 +82,7 @@ class Lowering {
   std::vector<std::map<int, sim::TaskId>> layer_grad_ready_;     // [stage]: layer -> its last backward task
   std::vector<sim::TaskId> last_backward_;                   // [stage]: its last gradient task
   bool split_weight_ = false;                                // weight gradients in passes of their own
-  std::vector<sim::TaskId> gather_gate_;                     // [stage]: the task that frees the next gather's buffer
+  std::vector<sim::TaskId> gather_gate_;                     // [stage]: the end of the layer before the one whose weights are gathered last
   std::vector<std::vector<sim::TaskId>> sharded_reductions_; // [stage]: ZeRO-3 per-micro-batch reduce-scatters
   std::vector<std::vector<double>> sharded_params_;          // [stage]: the parameters each of them reduced
   double pcie_rate() const;                                  // B/s of a pinned host copy; throws without a host
