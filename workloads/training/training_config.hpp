@@ -44,6 +44,10 @@ struct TrainingConfig {
   AttentionKernel attention = AttentionKernel::kFlash;
   bool overlap_grad_reduce = true;  // DP gradient reduction overlapped with the backward pass
   bool tp_comm_overlap = false;     // TP collectives pipelined with their GEMMs (Megatron-Core --tp-comm-overlap)
+  // The loss: one fused kernel over the logits (Megatron-Core --cross-entropy-loss-fusion, NeMo's
+  // default) or Megatron-LM's vocab-parallel cross entropy in PyTorch ops (fp32 copy, then max,
+  // subtract, exp, sum and divide passes; the backward scales the saved softmax in place).
+  bool fused_cross_entropy = true;
   // Mixture of experts: tokens the busiest expert-parallel rank receives over the mean (>= 1; 1 =
   // balanced routing, as Megatron's force-balanced benchmarks). The all-to-alls wait for it.
   double moe_load_imbalance = 1.0;

@@ -167,6 +167,7 @@ LayerDims LayerDims::from(const ModelSpec& model, const TrainingConfig& cfg) {
   d.rms_norm = model.norm == NormKind::kRmsNorm;
   d.flash = cfg.attention == AttentionKernel::kFlash;
   d.fp8 = cfg.precision == DType::kFp8;
+  d.fused_cross_entropy = cfg.fused_cross_entropy;
   d.ep = cfg.parallelism.ep;
   d.etp = cfg.parallelism.etp;
   if (model.mla) {
@@ -424,7 +425,17 @@ std::vector<Op> head_forward(const LayerDims& d) {
   if (d.sp) tp_comm(ops, "tp.allgather_head", sim::CommKind::kAllGather, T * h * e, d.tp);
   ops.push_back(gemm("logits", T, d.vocab, h, e));
   // Vocabulary-parallel cross entropy in fp32: max, sum of exponentials, target logit.
-  ops.push_back(memory("cross_entropy", models::MemoryOp::kCrossEntropy, d, T, d.vocab));
+  if (d.fused_cross_entropy) {
+    ops.push_back(memory("cross_entropy", models::MemoryOp::kCrossEntropy, d, T, d.vocab));
+  } else {  // Megatron-LM's PyTorch ops, each a pass over the T x V/t logits (x elements)
+    const double x = T * d.vocab;
+    ops.push_back(memory("cross_entropy.float", x * (e + 4)));  // fp32 copy of the logits
+    ops.push_back(memory("cross_entropy.max", x * 4, x));       // row max
+    ops.push_back(memory("cross_entropy.sub", x * 8, x));       // minus the max, in place
+    ops.push_back(memory("cross_entropy.exp", x * 8, x));       // in place
+    ops.push_back(memory("cross_entropy.sum", x * 4, x));       // row sum
+    ops.push_back(memory("cross_entropy.div", x * 8, x));       // softmax kept for the backward
+  }
   tp_comm(ops, "tp.allreduce_loss", sim::CommKind::kAllReduce, 3 * T * 4, d.tp);
   return with_fp8_casts(std::move(ops), d);
 }
@@ -432,7 +443,13 @@ std::vector<Op> head_forward(const LayerDims& d) {
 std::vector<Op> head_backward(const LayerDims& d) {
   const double e = d.act_bytes, T = d.tokens, Tr = d.replicated_tokens(), h = d.hidden;
   std::vector<Op> ops;
-  ops.push_back(memory("cross_entropy_bwd", models::MemoryOp::kCrossEntropyBackward, d, T, d.vocab));
+  if (d.fused_cross_entropy) {
+    ops.push_back(memory("cross_entropy_bwd", models::MemoryOp::kCrossEntropyBackward, d, T, d.vocab));
+  } else {  // the saved softmax scaled by the loss gradient in place, then cast for the GEMMs
+    const double x = T * d.vocab;
+    ops.push_back(memory("cross_entropy_bwd.mul", x * 8, x));
+    ops.push_back(memory("cross_entropy_bwd.cast", x * (4 + e)));
+  }
   ops.push_back(gemm("logits_dgrad", T, h, d.vocab, e));
   ops.push_back(weight_gradient("logits_wgrad", d.vocab, h, T, e));
   tp_comm(ops, d.sp ? "tp.reducescatter_head_bwd" : "tp.allreduce_head_bwd", block_exit(d), T * h * e, d.tp);

@@ -80,6 +80,7 @@ struct LayerDims {
   double q_lora = 0, kv_lora = 0, qk_rope = 0, qk_nope = 0, v_head = 0;
   bool flash = true;
   bool fp8 = false;       // fp8 GEMMs: operands are cast (and scaled) from 16-bit first
+  bool fused_cross_entropy = true;
   double causal_fraction = 0.5;  // share of the score matrix a causal flash kernel computes
 
   static LayerDims from(const ModelSpec& model, const TrainingConfig& cfg);
