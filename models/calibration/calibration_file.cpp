@@ -44,10 +44,6 @@ void apply_kernel(KernelParams& k, const Node& n) {
   n.check_keys(allowed);
   // A file that fits the 16-bit matrix efficiency only keeps the family's fp8 shortfall relative to it.
   const double fp8_ratio = k.matrix_efficiency_fp8 > 0 ? k.matrix_efficiency_fp8 / k.matrix_efficiency : 0;
-  if (n.has("matrix_efficiency") && !n.has("matrix_efficiency_fp8")) {
-    k.matrix_efficiency = value_of(*by_name.at("matrix_efficiency"), n["matrix_efficiency"]);
-    k.matrix_efficiency_fp8 = fp8_ratio * k.matrix_efficiency;
-  }
   for (const std::string& key : n.keys()) {
     const Node v = n[key];
     if (groups.contains(key) && v.is_map()) {
@@ -64,6 +60,7 @@ void apply_kernel(KernelParams& k, const Node& n) {
     const NamedParam& p = *by_name.at(key);
     *p.value = value_of(p, v);
   }
+  if (n.has("matrix_efficiency") && !n.has("matrix_efficiency_fp8")) k.matrix_efficiency_fp8 = fp8_ratio * k.matrix_efficiency;
 }
 
 std::string number_text(double v) {

@@ -18,6 +18,18 @@ using namespace exasim::workloads;
 
 namespace {
 
+// Bytes each GPU sends over its data-parallel groups in the plan's graph (nccl-tests bus factor).
+double dp_bus_bytes(const TrainingPlan& plan, const topologies::Cluster& cluster) {
+  const TrainingGraph g = build_training_graph(plan, {cluster.gpu, models::KernelParams::defaults_for(cluster.gpu)});
+  double traffic = 0;
+  for (const auto& t : g.graph.tasks()) {
+    if (t.category != kDataCommTask) continue;
+    const auto& op = g.comm_ops[t.comm_op];
+    traffic += op.bytes * models::bus_factor(sim::to_collective(op.kind), static_cast<int>(op.ranks.size()));
+  }
+  return traffic;
+}
+
 // Bytes each GPU sends over the data-parallel group in one iteration (nccl-tests bus factor).
 double dp_traffic(int zero, int micro_batches, double* layer_params = nullptr,
                   models::Recompute recompute = models::Recompute::kNone) {
@@ -28,15 +40,8 @@ double dp_traffic(int zero, int micro_batches, double* layer_params = nullptr,
   cfg.recompute = recompute;
   const topologies::Cluster cluster = testing::ideal_cluster(1, 8);
   const TrainingPlan plan(model, cfg, 8, 8);
-  const TrainingGraph g = build_training_graph(plan, {cluster.gpu, models::KernelParams::defaults_for(cluster.gpu)});
-  double traffic = 0;
-  for (const auto& t : g.graph.tasks()) {
-    if (t.category != kDataCommTask) continue;
-    const auto& op = g.comm_ops[t.comm_op];
-    traffic += op.bytes * models::bus_factor(sim::to_collective(op.kind), static_cast<int>(op.ranks.size()));
-  }
   if (layer_params) *layer_params = model.layer_parameter_count();
-  return traffic;
+  return dp_bus_bytes(plan, cluster);
 }
 
 }  // namespace
@@ -70,16 +75,10 @@ TEST_CASE("ZeRO-3 weight gathers overlap the previous layer") {
   // while the layer before computes (prefetch depth one): what shows is about the first gather
   // and the last reduce-scatter, 2 of the 24 (2.6 measured; the previous lowering chained each gather after
   // its predecessor layer's end and exposed every forward gather: 8 of 24).
-  double bus_bytes = 0;
-  const TrainingGraph g = build_training_graph(plan, {cluster.gpu, models::KernelParams::defaults_for(cluster.gpu)});
-  for (const auto& t : g.graph.tasks()) {
-    if (t.category != kDataCommTask) continue;  // the gathers and reduce-scatters (and a 4-byte norm)
-    const auto& op = g.comm_ops[t.comm_op];
-    bus_bytes += op.bytes * models::bus_factor(sim::to_collective(op.kind), static_cast<int>(op.ranks.size()));
-  }
   topologies::Cluster nvlink = cluster;
   const double comm_s = 0.5 * r.breakdown.compute;
-  nvlink.intra.bandwidth = bus_bytes / comm_s;
+  // The gathers and reduce-scatters (and a 4-byte norm all-reduce) at that rate.
+  nvlink.intra.bandwidth = dp_bus_bytes(plan, cluster) / comm_s;
   const auto slow = simulate_training({plan, nvlink, models::KernelParams::defaults_for(cluster.gpu), {}, {}});
   CHECK(slow.breakdown.exposed_comm > 1.0 / 24 * comm_s);
   CHECK(slow.breakdown.exposed_comm < 3.0 / 24 * comm_s);

@@ -78,6 +78,18 @@ sim::TaskId Lowering::reduce_gradients(int stage, double params, sim::TaskId aft
   return last;
 }
 
+// A kernel of the optimizer side (gradient norm, Adam step) on the stage's compute stream.
+sim::TaskId Lowering::optimizer_kernel(int stage, std::string_view label, const models::KernelCost& cost) {
+  sim::TaskSpec t;
+  t.label = label;
+  t.stream = out_.stages[stage].compute;
+  t.duration = cost.time_s;
+  t.bytes = cost.bytes;
+  t.flops = cost.flops;
+  t.category = kOptimizerTask;
+  return out_.graph.add_task(t);
+}
+
 // Gradient reduction over the DP group, one bucket per layer as soon as its last backward is
 // done (or all after the backward pass without overlap), then the optimizer step, then (ZeRO
 // 1/2) the all-gather of the updated weight shards.
@@ -128,15 +140,8 @@ void Lowering::emit_gradient_sync(int stage) {
   // Gradient clipping: the global gradient norm, a read of the gradients this GPU holds and a
   // 4-byte all-reduce, before the optimizer may step.
   const double grads_held = c.zero >= 2 ? split.dense / shard + split.expert / edp : stage_params;
-  const models::KernelCost norm = models::streaming_kernel(k_.gpu, k_.params, 2 * grads_held, 2 * grads_held);
-  sim::TaskSpec norm_task;
-  norm_task.label = "gradient norm";
-  norm_task.stream = st.compute;
-  norm_task.duration = norm.time_s;
-  norm_task.bytes = norm.bytes;
-  norm_task.flops = norm.flops;
-  norm_task.category = kOptimizerTask;
-  const sim::TaskId norm_id = out_.graph.add_task(norm_task);
+  const sim::TaskId norm_id = optimizer_kernel(
+      stage, "gradient norm", models::streaming_kernel(k_.gpu, k_.params, 2 * grads_held, 2 * grads_held));
   out_.graph.add_dependency(last_backward_[stage], norm_id);
   for (sim::TaskId r : reductions) out_.graph.add_dependency(r, norm_id);
   sim::TaskId norm_done = norm_id;
@@ -157,15 +162,8 @@ void Lowering::emit_gradient_sync(int stage) {
     }
     return;
   }
-  const models::KernelCost step = models::memory_op(k_.gpu, k_.params, models::MemoryOp::kAdam, DType::kBf16, owned, 1);
-  sim::TaskSpec opt;
-  opt.label = "optimizer step";
-  opt.stream = st.compute;
-  opt.duration = step.time_s;
-  opt.flops = step.flops;
-  opt.bytes = step.bytes;
-  opt.category = kOptimizerTask;
-  const sim::TaskId opt_id = out_.graph.add_task(opt);
+  const sim::TaskId opt_id = optimizer_kernel(
+      stage, "optimizer step", models::memory_op(k_.gpu, k_.params, models::MemoryOp::kAdam, DType::kBf16, owned, 1));
   out_.graph.add_dependency(norm_done, opt_id);
   if (c.zero >= 1 && c.zero <= 2 && shard > 1) {  // ZeRO-3 keeps its weights sharded
     const sim::TaskId gather = dp_collective(stage, st.dp_comm, sim::CommKind::kAllGather, split.dense * 2,
