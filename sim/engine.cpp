@@ -9,8 +9,9 @@
 namespace exasim::sim {
 namespace {
 
-// A task completion. seq is the order in which tasks started; it breaks ties between equal times
-// so that runs are deterministic. Both fit in 32 bits because each task completes exactly once.
+// A task completion. seq is the order in which completions were scheduled; it breaks ties between
+// equal times so that runs are deterministic. A task is scheduled once, or again each time
+// compute slowed by communication speeds up or turns out not done (schedule() checks the count).
 struct Event {
   Time time;
   std::uint32_t seq;
@@ -35,8 +36,10 @@ struct StreamCursor {
 // State of one run(). Everything the hot loop touches is a flat vector built once up front.
 class Run {
  public:
-  Run(const ExecGraph& g, const std::vector<CommOp>* ops, NetworkBackend* backend, EngineStats& stats, bool join)
-      : g_(g), tasks_(g.tasks()), ops_(ops), backend_(backend), stats_(stats), timeline_(g.task_count()), join_(join) {}
+  Run(const ExecGraph& g, const std::vector<CommOp>* ops, NetworkBackend* backend, EngineStats& stats, bool join,
+      const std::vector<double>& comm_share)
+      : g_(g), tasks_(g.tasks()), ops_(ops), backend_(backend), stats_(stats), timeline_(g.task_count()), join_(join),
+        comm_share_(comm_share), slowing_(!comm_share.empty()) {}
 
   Timeline execute() {
     build_successors();
@@ -102,6 +105,13 @@ class Run {
       const std::vector<TaskId>& program = g_.stream_tasks(s);
       streams_[s] = StreamCursor{program.data(), program.data() + program.size(), false};
     }
+    if (!slowing_) return;
+    device_share_.assign(g_.devices().size(), 0.0);
+    device_comms_.assign(g_.devices().size(), 0);
+    device_streams_.assign(g_.devices().size(), {});
+    running_.assign(streams_.size(), Slowed{});
+    live_seq_.assign(tasks_.size(), 0);
+    for (StreamId s = 0; s < streams_.size(); ++s) device_streams_[g_.streams()[s].device].push_back(s);
   }
 
   // Barriers belong to no stream: they start once their dependencies are done.
@@ -111,10 +121,24 @@ class Run {
   }
 
   void complete(const Event& ev) {
-    ++stats_.events;
-    ++finished_;
     const Time now = ev.time;
     const StreamId own = tasks_[ev.task].stream;
+    if (slowing_ && own != kNone) {
+      if (tasks_[ev.task].kind == TaskKind::kCompute) {
+        if (live_seq_[ev.task] != ev.seq) return;  // sped up since: an earlier event stood for it
+        Slowed& r = running_[own];
+        const Time end = r.since + r.work / rate_of(g_.streams()[own].device);
+        if (end > now) {  // slowed down since it was scheduled: not done yet
+          schedule(ev.task, timeline_[ev.task].start, end);
+          return;
+        }
+        r = Slowed{};
+      } else if (const double share = share_of(ev.task); share > 0) {
+        change_share(g_.streams()[own].device, -share, now);
+      }
+    }
+    ++stats_.events;
+    ++finished_;
     if (own != kNone) streams_[own].busy = false;
     const std::uint32_t end = succ_begin_[ev.task + 1];
     for (std::uint32_t i = succ_begin_[ev.task]; i < end; ++i) {
@@ -168,6 +192,7 @@ class Run {
       ++streams_[s].next;
       streams_[s].busy = true;
       ++stats_.events;
+      if (slowing_) change_share(g_.streams()[s].device, share_of(id), now);
       if (join_) {  // a member of an op that another member started at this instant rides along
         auto [it, fresh] = leader_.try_emplace(op, Leader{now, id});
         if (!fresh && it->second.time == now) {
@@ -180,15 +205,60 @@ class Run {
       return;
     }
     const Time d = t.comm_op == kNone ? t.duration : comm_duration(id, now);
-    const Time end = now + d;
-    timeline_.record(id, now, end);
     if (s != kNone) {
       ++streams_[s].next;
       streams_[s].busy = true;
     }
+    ++stats_.events;
+    if (slowing_ && s != kNone) {
+      const DeviceId dev = g_.streams()[s].device;
+      if (t.kind == TaskKind::kCompute) {
+        running_[s] = Slowed{id, now, d};
+        schedule(id, now, now + d / rate_of(dev));
+        return;
+      }
+      change_share(dev, share_of(id), now);
+    }
+    schedule(id, now, now + d);
+  }
+
+  void schedule(TaskId id, Time start, Time end) {
+    timeline_.record(id, start, end);
+    if (seq_ == kNone) throw std::runtime_error("Engine: more than 2^32 - 1 scheduled completions");
+    if (slowing_) live_seq_[id] = seq_;
     heap_.push_back(Event{end, seq_++, id});
     std::push_heap(heap_.begin(), heap_.end(), Later{});
-    ++stats_.events;
+  }
+
+  // The share of its device's compute that comm task `id` takes while it runs (0 for others).
+  double share_of(TaskId id) const {
+    const Task& t = tasks_[id];
+    if (t.comm_op == kNone || t.comm_op >= comm_share_.size()) return 0;
+    if (t.kind != TaskKind::kCollective && t.kind != TaskKind::kSendRecv) return 0;
+    return comm_share_[t.comm_op];
+  }
+
+  double rate_of(DeviceId dev) const { return 1 - std::min(device_share_[dev], Engine::kMaxCommComputeShare); }
+
+  // A comm op starts (delta > 0) or ends (delta < 0) on `dev`: the compute tasks running there
+  // keep the work they have done at the old rate and finish the rest at the new one. Only a
+  // speed-up schedules a new completion; after a slow-down the standing one comes too early,
+  // and complete() puts it off then (most comm ops end before the kernel beside them does).
+  void change_share(DeviceId dev, double delta, Time now) {
+    if (delta == 0) return;
+    const double before = rate_of(dev);
+    device_comms_[dev] += delta > 0 ? 1 : -1;
+    // Back to exactly zero when none runs, so rounding in the sums never leaves a residue.
+    device_share_[dev] = device_comms_[dev] == 0 ? 0.0 : device_share_[dev] + delta;
+    const double after = rate_of(dev);
+    if (after == before) return;
+    for (StreamId s : device_streams_[dev]) {
+      Slowed& r = running_[s];
+      if (r.task == kNone) continue;
+      r.work = std::max(0.0, r.work - (now - r.since) * before);
+      r.since = now;
+      if (after > before) schedule(r.task, timeline_[r.task].start, now + r.work / after);
+    }
   }
 
   std::uint32_t checked_op(TaskId id) const {
@@ -230,6 +300,22 @@ class Run {
   std::size_t finished_ = 0;
   bool shared_ = false;  // comm tasks go to a link-sharing backend
   bool join_ = false;    // Engine::join_identical_collectives
+  // Engine::slow_compute_during_comm: per device, the summed share of the comm tasks running
+  // there and their count; per stream, the compute task running on it, the time its remaining
+  // work (seconds at the full rate) was last brought up to date, and that work; per task, the
+  // sequence number of its latest scheduled completion (earlier ones are stale).
+  struct Slowed {
+    TaskId task = kNone;
+    Time since = 0;
+    Time work = 0;
+  };
+  const std::vector<double>& comm_share_;
+  bool slowing_ = false;
+  std::vector<double> device_share_;
+  std::vector<std::int32_t> device_comms_;
+  std::vector<std::vector<StreamId>> device_streams_;
+  std::vector<Slowed> running_;
+  std::vector<std::uint32_t> live_seq_;
   struct Leader {
     Time time;
     TaskId task;
@@ -246,6 +332,9 @@ std::string Run::deadlock_message() const {
   for (const StreamCursor& c : streams_) {
     for (const TaskId* p = c.next; p != c.end; ++p) unfinished[*p] = 1;
   }
+  // A barrier that started has finished (it takes no time); one still waiting never started.
+  for (TaskId id = 0; id < tasks_.size(); ++id)
+    if (tasks_[id].stream == kNone && remaining_[id] != 0) unfinished[id] = 1;
   const std::size_t stuck = tasks_.size() - finished_;
   std::string msg = "Engine: deadlock: " + std::to_string(stuck) + " of " + std::to_string(tasks_.size()) +
                     " tasks can never start;";
@@ -277,9 +366,18 @@ std::string Run::deadlock_message() const {
 Engine::Engine(const ExecGraph& graph, const std::vector<CommOp>* comm_ops, NetworkBackend* backend)
     : graph_(graph), comm_ops_(comm_ops), backend_(backend) {}
 
+void Engine::slow_compute_during_comm(std::vector<double> share_by_comm_op) {
+  for (double s : share_by_comm_op) {
+    if (!(s >= 0 && s < 1)) throw std::invalid_argument("Engine: a comm op's compute share must be in [0, 1), got " + std::to_string(s));
+  }
+  comm_share_ = std::move(share_by_comm_op);
+  // All zero: nothing slows, so keep the plain loop (and its speed).
+  if (std::all_of(comm_share_.begin(), comm_share_.end(), [](double x) { return x == 0; })) comm_share_.clear();
+}
+
 Timeline Engine::run() {
   stats_ = EngineStats{};
-  Run run(graph_, comm_ops_, backend_, stats_, join_);
+  Run run(graph_, comm_ops_, backend_, stats_, join_, comm_share_);
   return backend_ != nullptr && backend_->shares_links() ? run.execute_shared() : run.execute();
 }
 

@@ -27,6 +27,13 @@ class Engine {
   // operation on the network (the members of a collective when every rank is simulated; they
   // meet at a barrier first), started once and finished together. Off by default.
   void join_identical_collectives(bool on) { join_ = on; }
+  // Compute slowed by communication: while a collective or send/recv runs on a device it holds
+  // some of that device's SMs (NCCL runs one thread block per channel), so the device's compute
+  // tasks progress at 1 - (sum of the running ops' shares) of their rate meanwhile, the sum capped
+  // at kMaxCommComputeShare. share_by_comm_op[i]: the fraction of the device op i takes, in [0, 1);
+  // ops past its end take none. Empty (the default): compute never slows.
+  void slow_compute_during_comm(std::vector<double> share_by_comm_op);
+  static constexpr double kMaxCommComputeShare = 0.75;
   // Runs to completion. Throws std::runtime_error naming the stuck tasks if the graph deadlocks
   // (a dependency cycle, or a dependency on a task later in the same stream).
   Timeline run();
@@ -37,6 +44,7 @@ class Engine {
   const std::vector<CommOp>* comm_ops_;
   NetworkBackend* backend_;
   bool join_ = false;
+  std::vector<double> comm_share_;
   EngineStats stats_;
 };
 

@@ -9,7 +9,8 @@
 //   calibration file keys, under `collective:`: intra_efficiency, xgmi_efficiency,
 //   pcie_efficiency, inter_efficiency, reduction_efficiency, nvls_efficiency, step_overhead, inter_step_overhead, ll_step_overhead,
 //   ll_inter_step_overhead, ll128_step_overhead, ll128_inter_step_overhead, launch_overhead,
-//   p2p_launch_overhead
+//   p2p_launch_overhead, collective_sms, p2p_sms, userbuffers_reduce_scatter_sms,
+//   userbuffers_all_gather_sms
 #include <string_view>
 
 #include "hw/config/node.hpp"
@@ -64,6 +65,19 @@ struct CollectiveParams {
   double launch_overhead_s = 0;
   // The same for send/recv, which NCCL runs through its own (p2p) kernels and proxy path.
   double p2p_launch_overhead_s = 0;
+
+  // SMs a communication holds on each of its GPUs while it runs; kernels running beside it there
+  // have only the rest (sim::Engine::slow_compute_during_comm). NCCL runs one thread block of
+  // 256-640 threads per channel, which takes most of an SM's registers, so a GEMM's tiles cannot
+  // share it. Library defaults, not measured here: NCCL collectives on 8-GPU NVSwitch nodes with
+  // 8 NICs open 16 channels (up to 32; NCCL_MIN/MAX_NCHANNELS); send/recv 2 per peer
+  // (NCCL_NCHANNELS_PER_NET_PEER); Transformer Engine's userbuffers, which run TP communication
+  // overlapped with GEMMs, give their pipelined reduce-scatter 16 SMs and move all-gathers with
+  // the copy engines (1 SM; transformer_engine/pytorch/module/base.py, initialize_ub).
+  double collective_sms = 16;
+  double p2p_sms = 2;
+  double userbuffers_reduce_scatter_sms = 16;
+  double userbuffers_all_gather_sms = 1;
 
   // Software latency of one step of `p`, inside a node or across the network.
   double step_overhead(Protocol p, bool crosses_nodes) const {

@@ -106,7 +106,7 @@ TEST_CASE("run: what-if override of a catalog GPU changes the result") {
   CHECK(read_json(fast)["iteration_time_s"].get<double>() < read_json(base)["iteration_time_s"].get<double>());
 }
 
-TEST_CASE("run: the straggler example simulates every rank; without its straggler it equals the symmetric run") {
+TEST_CASE("run: the straggler example simulates every rank, without its straggler it equals the symmetric run") {
   const std::string scenario = std::string(EXASIM_SOURCE_DIR) + "/configs/scenarios/llama3.1-70b-h100-straggler.yaml";
   const std::string slow = tmp("exasim_straggler.json"), even = tmp("exasim_straggler_even.json"),
                     sym = tmp("exasim_straggler_sym.json");

@@ -173,6 +173,13 @@ TEST_CASE("calibration files: an efficiency above 1 or an unknown key is a locat
       ConfigError);
   CHECK_THROWS_WITH_AS(apply_calibration(base, config::load_string("training: {sharded_collective_efficiency: 0}", "c.yaml")),
                        doctest::Contains("(0, 1]"), ConfigError);
+  CHECK_THROWS_WITH_AS(apply_calibration(base, config::load_string("collective: {collective_sms: -4}", "c.yaml")),
+                       doctest::Contains("SM count"), ConfigError);
+  const Calibration sms =
+      apply_calibration(base, config::load_string("collective: {collective_sms: 32, userbuffers_all_gather_sms: 0}", "c.yaml"));
+  CHECK(sms.collective.collective_sms == 32);
+  CHECK(sms.collective.userbuffers_all_gather_sms == 0);
+  CHECK(sms.collective.p2p_sms == base.collective.p2p_sms);
   // The shipped calibrations load.
   for (const char* f : {"a100-sxm4-80gb.yaml", "a40.yaml", "deepspeed-zero3-2021-selene.yaml"})
     CHECK_NOTHROW(load_calibration(base, std::string(EXASIM_SOURCE_DIR) + "/configs/calibration/" + f));

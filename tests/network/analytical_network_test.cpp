@@ -88,7 +88,7 @@ TEST_CASE("the tuner picks by size: a low-latency protocol for small messages, b
   CHECK(forced.cost(op_on(c, sim::CommKind::kAllReduce, 4e9, "packed", 8)).algorithm != CollectiveAlgorithm::kTree);
 }
 
-TEST_CASE("nothing to communicate costs nothing; costs are cached per op object") {
+TEST_CASE("nothing to communicate costs nothing, costs are cached per op object") {
   const auto c = cluster_of("{node: dgx-a100, nodes: 1}");
   sim::AnalyticalNetwork net(c, {});
   CHECK(net.cost(op_on(c, sim::CommKind::kAllReduce, 1e9, "packed", 1)).time_s == 0);

@@ -113,7 +113,7 @@ TEST_CASE("recursive halving-doubling: 2(p-1)/p per member in log2(p) exchanges 
   CHECK_FALSE(algorithm_supports(CollectiveAlgorithm::kHalvingDoubling, Collective::kReduceScatter, six));
 }
 
-TEST_CASE("direct: every pair at once; all-to-all(v) follows its split") {
+TEST_CASE("direct: every pair at once, all-to-all(v) follows its split") {
   const GroupLayout g = layout(1, 4);
   const Schedule a2a = build(CollectiveAlgorithm::kDirect, Collective::kAllToAll, g);
   CHECK(a2a.phases[0].transfers.size() == 12);

@@ -186,7 +186,7 @@ TEST_CASE("shared network: members of a collective meet at a barrier and move th
   }
 }
 
-TEST_CASE("engine: a barrier with no dependencies runs at time zero; one left waiting is named in the deadlock") {
+TEST_CASE("engine: a barrier with no dependencies runs at time zero, one left waiting is named in the deadlock") {
   ExecGraph g;
   const StreamId s = g.add_stream(g.add_device("a"), StreamKind::kCompute, "a/compute");
   const TaskId free_barrier = g.add_barrier("free");

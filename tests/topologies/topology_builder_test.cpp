@@ -113,7 +113,7 @@ TEST_CASE("3-tier fat-tree: pods of radix/2 leaves, aggregation switches, cores"
   CHECK(hops(r, t, 0, 8 * 8) == 8);  // node 8: another pod, through a core
 }
 
-TEST_CASE("rail-optimized: NIC i of every node on rail i; same-rail traffic stays on its leaf") {
+TEST_CASE("rail-optimized: NIC i of every node on rail i, same-rail traffic stays on its leaf") {
   const Cluster c = cluster_from(
       "{node: dgx-a100, nodes: 16, inter_node: {topology: rail-optimized, nic: ib-hdr-200, nics_per_node: 8, "
       "switch_radix: 32}}");

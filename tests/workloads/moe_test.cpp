@@ -163,7 +163,7 @@ TEST_CASE("moe: the busiest rank's load from a routing log and an expert capacit
   CHECK(busiest_rank_load(scalar, 3, 8, 4) == doctest::Approx(1.5));
 }
 
-TEST_CASE("moe: a routing trace sets each layer's imbalance; bad traces are refused with file, line and fix") {
+TEST_CASE("moe: a routing trace sets each layer's imbalance, bad traces are refused with file, line and fix") {
   const ModelSpec m = mixtral();  // 32 MoE layers, 8 experts
   const std::string dir = (std::filesystem::temp_directory_path() / "exasim-moe-routing").string();
   std::filesystem::create_directories(dir);

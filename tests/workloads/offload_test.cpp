@@ -100,7 +100,7 @@ TEST_CASE("offload: plans it cannot run say why") {
 // and optimizer states live on the host. Every gather first copies the GPU's shard of the layer
 // over PCIe (forward and backward, each micro-batch); every gradient reduce-scatter sends the
 // GPU's shard back; the host steps; nothing returns after the step.
-TEST_CASE("offload: ZeRO-Infinity moves each layer's shard over PCIe before its gathers; the GPU keeps two layers") {
+TEST_CASE("offload: ZeRO-Infinity moves each layer's shard over PCIe before its gathers, the GPU keeps two layers") {
   const Run z3 = run({"training.zero=3"});
   const Run inf = run({"training.zero=3", "training.offload=params-cpu"});
   const Run opt3 = run({"training.zero=3", "training.offload=optimizer-cpu"});

@@ -92,7 +92,7 @@ TEST_CASE("breadth-first holds every micro-batch of every chunk, like GPipe over
   CHECK_THROWS_WITH(TrainingPlan(m, c, 4, 8), doctest::Contains("interleaved or breadth-first"));
 }
 
-TEST_CASE("NCCL buffers: 64 MiB per communicator a GPU uses; fragmentation 5% of what the step allocates") {
+TEST_CASE("NCCL buffers: 64 MiB per communicator a GPU uses, fragmentation 5% of what the step allocates") {
   Parallelism p;
   p.tp = 2, p.dp = 8;
   const double mib64 = 64.0 * 1048576;

@@ -124,6 +124,7 @@ LayerCost LayerCostTable::measure(int tp, bool sp, int micro_batch, models::Reco
     const TrainingPlan plan(m, cfg, tp * pp, std::max(tp, small.gpus_per_node));
     const TrainingGraph tg = build_training_graph(plan, {small.gpu, kernel_});
     sim::Engine engine(tg.graph, &tg.comm_ops, network.get());
+    engine.slow_compute_during_comm(comm_compute_shares(tg, small.gpu, collective_));
     return stage_passes(tg, engine.run());
   };
   const std::vector<StagePasses> one = run(1), two = run(2);

@@ -24,6 +24,7 @@ std::vector<double> apply_limit(const PlannerInputs& in, const TrainingConfig& c
   auto tg = std::make_shared<TrainingGraph>();
   tg->graph = std::move(capped.graph);
   tg->comm_ops = r.graph->comm_ops;
+  tg->comm_issuers = r.graph->comm_issuers;
   tg->stages = r.graph->stages;
   r.timeline = std::make_shared<sim::Timeline>(
       run_training_graph(*tg, in.cluster, in.calibration.collective, in.network, in.ranks, &r.events));

@@ -1,5 +1,7 @@
 #include "workloads/training/training_graph.hpp"
 
+#include "sim/engine.hpp"
+
 #include <algorithm>
 #include <iterator>
 #include <map>
@@ -8,6 +10,7 @@
 
 #include "hw/error.hpp"
 #include "models/kernel/kernel_models.hpp"
+#include "sim/engine.hpp"
 #include "workloads/training/pipeline_schedule.hpp"
 #include "workloads/training/training_memory.hpp"
 #include "workloads/training/training_lowering.hpp"
@@ -37,11 +40,12 @@ models::KernelCost cost_of(const Op& op, const KernelContext& k, DType dtype) {
 
 namespace lowering {
 
-std::uint32_t Lowering::comm(sim::CommKind kind, double bytes, std::vector<std::uint32_t> ranks) {
-  auto key = std::make_tuple(static_cast<int>(kind), bytes, ranks);
+std::uint32_t Lowering::comm(sim::CommKind kind, double bytes, std::vector<std::uint32_t> ranks, CommIssuer issuer) {
+  auto key = std::make_tuple(static_cast<int>(kind), bytes, ranks, static_cast<int>(issuer));
   if (auto it = comm_index_.find(key); it != comm_index_.end()) return it->second;
   const auto id = static_cast<std::uint32_t>(out_.comm_ops.size());
   out_.comm_ops.push_back({kind, bytes, std::move(ranks)});
+  out_.comm_issuers.push_back(issuer);
   comm_index_.emplace(std::move(key), id);
   return id;
 }
@@ -74,11 +78,15 @@ std::vector<Segment> Lowering::segments(const std::vector<Op>& ops, const std::s
       Segment c;
       c.is_comm = true;
       c.label = prefix + " " + std::string(op.name);
+      // Overlapped TP all-gathers and reduce-scatters run on Transformer Engine's userbuffers.
+      const bool userbuffers = plan_.config().tp_comm_overlap && op.group == CommGroup::kTensor &&
+                               (op.comm == sim::CommKind::kAllGather || op.comm == sim::CommKind::kReduceScatter);
       c.comm_op = comm(op.comm, op.comm_bytes,
                        op.group == CommGroup::kContext  ? plan_.cp_group(stage)
                        : op.group == CommGroup::kExpert ? plan_.ep_group(stage)
                        : op.group == CommGroup::kExpertTensor ? plan_.etp_group(stage)
-                                                        : plan_.tp_group(stage));
+                                                        : plan_.tp_group(stage),
+                       userbuffers ? CommIssuer::kUserBuffers : CommIssuer::kNccl);
       c.beside = op.group == CommGroup::kContext;
       out.push_back(c);
       continue;
@@ -397,6 +405,23 @@ TrainingGraph build_training_graph(const TrainingPlan& plan, const KernelContext
   KernelContext sustained{kernels.gpu, kernels.params, kernels.host, kernels.overheads};
   sustained.params.sustained_load = true;
   return lowering::Lowering(plan, sustained).run();
+}
+
+std::vector<double> comm_compute_shares(const TrainingGraph& tg, const hw::GpuSpec& gpu,
+                                        const models::CollectiveParams& collective) {
+  std::vector<double> share(tg.comm_ops.size(), 0.0);
+  if (gpu.sm_count <= 0) return share;
+  for (std::size_t i = 0; i < share.size(); ++i) {
+    const sim::CommKind kind = tg.comm_ops[i].kind;
+    const bool userbuffers = i < tg.comm_issuers.size() && tg.comm_issuers[i] == CommIssuer::kUserBuffers;
+    const double sms = kind == sim::CommKind::kSendRecv ? collective.p2p_sms
+                       : !userbuffers                   ? collective.collective_sms
+                       : kind == sim::CommKind::kAllGather ? collective.userbuffers_all_gather_sms
+                                                           : collective.userbuffers_reduce_scatter_sms;
+    // A library never takes every SM: NCCL caps its channels well below a GPU's SM count.
+    share[i] = std::min(sms / gpu.sm_count, sim::Engine::kMaxCommComputeShare);
+  }
+  return share;
 }
 
 }  // namespace exasim::workloads

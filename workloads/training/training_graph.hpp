@@ -40,11 +40,21 @@ struct StageStreams {
   sim::StreamId host = sim::kNone;  // the framework's host thread (only with host overheads)
 };
 
+// How a comm op is run, which decides how many of the GPU's SMs it holds meanwhile
+// (models::CollectiveParams::sms_held): by NCCL's kernels, or, for TP communication overlapped
+// with GEMMs, by Transformer Engine's userbuffers.
+enum class CommIssuer : std::uint8_t { kNccl, kUserBuffers };
+
 struct TrainingGraph {
   sim::ExecGraph graph;
   std::vector<sim::CommOp> comm_ops;
+  std::vector<CommIssuer> comm_issuers;  // per comm op
   std::vector<StageStreams> stages;
 };
+
+// Per comm op, the share of its GPU's compute it takes while it runs (sim::Engine::slow_compute_during_comm).
+std::vector<double> comm_compute_shares(const TrainingGraph& tg, const hw::GpuSpec& gpu,
+                                        const models::CollectiveParams& collective);
 
 struct KernelContext {
   const hw::GpuSpec& gpu;

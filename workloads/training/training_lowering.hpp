@@ -47,7 +47,8 @@ class Lowering {
   };
 
   std::vector<Segment> segments(const std::vector<Op>& ops, const std::string& prefix, int stage);
-  std::uint32_t comm(sim::CommKind kind, double bytes, std::vector<std::uint32_t> ranks);
+  std::uint32_t comm(sim::CommKind kind, double bytes, std::vector<std::uint32_t> ranks,
+                     CommIssuer issuer = CommIssuer::kNccl);
   sim::TaskId emit(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass);
   Pass emit_pass(int stage, const PipelineStep& step);
   // What a layer's pass does with its ZeRO-3 sharded weights: gather them first (a forward, or a
@@ -77,7 +78,7 @@ class Lowering {
   const TrainingPlan& plan_;
   const KernelContext& k_;
   TrainingGraph out_;
-  std::map<std::tuple<int, double, std::vector<std::uint32_t>>, std::uint32_t> comm_index_;
+  std::map<std::tuple<int, double, std::vector<std::uint32_t>, int>, std::uint32_t> comm_index_;
   std::vector<std::vector<ChunkSegments>> seg_;                  // [stage][chunk]
   std::map<std::tuple<bool, int, int, int>, Pass> passes_;       // (forward, stage, chunk, micro-batch)
   std::vector<std::map<int, sim::TaskId>> layer_grad_ready_;     // [stage]: layer -> its last backward task

@@ -154,6 +154,7 @@ sim::Timeline run_training_graph(const TrainingGraph& tg, const topologies::Clus
   const auto backend = sim::make_network_backend(cluster, collective, run_network_options(network, ranks));
   sim::Engine engine(tg.graph, &tg.comm_ops, backend.get());
   engine.join_identical_collectives(ranks.all_ranks);
+  engine.slow_compute_during_comm(comm_compute_shares(tg, cluster.gpu, collective));
   sim::Timeline tl = engine.run();
   if (events) *events = engine.stats().events;
   return tl;
