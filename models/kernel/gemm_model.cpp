@@ -164,7 +164,7 @@ SplitCost with_split(const Problem& q, const TileSetup& s, int split) {
   r.tiles = s.tm * s.tn * q.batch * split;
   r.waves = std::ceil(r.tiles * s.inv_slots);
   const double per_sm_tiles = std::ceil(r.tiles * s.t->sms * q.inv_sms);  // round-robin: the busiest SM (pair) decides
-  const double partials = split > 1 ? 2.0 * split * q.m * q.n * 4 * q.batch : 0;  // fp32 partial sums
+  const double partials = split > 1 ? split * q.m * q.n * 4 * q.batch : 0;  // fp32 partial sums written
   const double t_matrix = per_sm_tiles * k_pad * s.mma_per_k;
   const double t_smem = q.smem_unbound ? 0.0 : per_sm_tiles * k_pad * s.smem_per_k;
   const double t_l2 = r.tiles * s.l2_per_k * k_split * q.inv_l2_bw;
@@ -178,7 +178,9 @@ SplitCost with_split(const Problem& q, const TileSetup& s, int split) {
   if (t > q.window) t = q.window + (t - q.window) * q.inv_sustained;
   if (t_hbm > t) t = t_hbm, r.bound = Bound::kHbm;
   if (t_stream > t) t = t_stream, r.bound = Bound::kHbm;
-  const double fixed = q.launch + q.tile_overhead * r.waves;
+  // Split-K: a second kernel reads the partial sums back and writes the result, after the first.
+  const double reduce = split > 1 ? q.launch + (partials + q.c * q.batch) * q.inv_hbm_bw : 0;
+  const double fixed = q.launch + q.tile_overhead * r.waves + reduce;
   if (fixed > t) r.bound = Bound::kLaunch;
   r.time_s = fixed + t;
   return r;

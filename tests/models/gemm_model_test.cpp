@@ -140,6 +140,24 @@ TEST_CASE("gemm: split-K is chosen when few output tiles leave the SMs idle") {
   CHECK(gemm_plan(a100, p, DType::kBf16, 8192, 8192, 8192).split_k == 1);
 }
 
+TEST_CASE("gemm: split-K writes fp32 partial sums, and a second kernel reads them back after it") {
+  // cuBLAS's split-K GEMMs on Ampere are two kernels: the sliced GEMM, which writes s fp32 partial
+  // products of the whole output, then a reduction that reads them and writes the result. With
+  // little math (K = 256) both are bound by those bytes at the achieved HBM rate, one after the
+  // other: at least two launches, s M N 4 B written, then s M N 4 + M N 2 B moved again.
+  const hw::GpuSpec a100 = catalog_gpu("A100-SXM4-80GB");
+  const KernelParams p = calibrated_params(a100);
+  const double m = 2048, n = 2048, s = 8;
+  const GemmPlan split = gemm_plan_with(a100, p, DType::kBf16, m, n, 256, 1, GemmTile{128, 128, 4, 2, 4, 1}, int(s));
+  REQUIRE(split.split_k == 8);
+  const double rate = a100.hbm_bandwidth * p.hbm_efficiency;
+  const double partials = s * m * n * 4;
+  const double lower = 2 * p.launch_overhead_s + split.waves * p.tile_overhead_s + partials / rate +
+                       (partials + m * n * 2) / rate;
+  CHECK(split.cost.time_s >= lower);
+  CHECK(split.cost.time_s <= 1.1 * lower);  // plus reading A and B, and what does not overlap
+}
+
 TEST_CASE("gemm: batched GEMM of b products costs like one GEMM of b times the tiles") {
   const hw::GpuSpec a100 = catalog_gpu("A100-SXM4-80GB");
   const KernelParams p = calibrated_params(a100);
