@@ -104,6 +104,8 @@ TimeBreakdown time_breakdown(const TrainingGraph& tg, const sim::Timeline& tl, d
     busy += s.busy / pp;
   }
   b.bubble = std::max(0.0, iteration - b.compute - b.optimizer - b.exposed_comm - b.offload - b.host);
+  // What is left of the sum's rounding when no stage waits (one stage: 1e-16 s, printed as "0.0004 ps").
+  if (b.bubble < 1e-9 * iteration) b.bubble = 0;
   if (busy_fraction_time) *busy_fraction_time = busy;
   return b;
 }
