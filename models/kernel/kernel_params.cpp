@@ -37,6 +37,19 @@ double mamf(const std::string& arch) {
   return 0.8;
 }
 
+// FlashAttention's main loop, forward and backward, as a fraction of the dense 16-bit peak, per
+// family. Ampere: FlashAttention-2 (Dao, 2023), A100, head dim 128: forward up to 73%, backward
+// ~63%. Hopper: those fractions are out of reach of FlashAttention-2 there (~35%); FlashAttention-3
+// (Shah et al., 2024, arXiv:2407.08608, H100 SXM5, bf16, head dim 128, causal, 8k-16k tokens)
+// reaches ~640-660 TFLOP/s forward (0.65 of 989) and about half the peak backward, cuDNN's fused
+// attention about the same (approximate, read off the paper's figures). Others: A100's fractions.
+void set_attention_efficiency(KernelParams& p, const std::string& arch) {
+  if (arch == "hopper") {
+    p.attention_efficiency = 0.65;
+    p.attention_backward_efficiency = 0.50;
+  }
+}
+
 // fp8 MAMF over bf16 MAMF, each as a fraction of its dense peak (gpu_specs.yaml, ml-engineering):
 // H100 0.709 / 0.803 (H200: 0.734 / 0.803), B200 0.763 / 0.776 (GB200: 0.723 / 0.729). 1 where the
 // family has no fp8 matrix path or no measurement.
@@ -50,10 +63,12 @@ double mamf_fp8_ratio(const std::string& arch) {
 
 KernelParams KernelParams::microbenchmark_defaults(const hw::GpuSpec& gpu) {
   KernelParams p = common_defaults();
+  set_attention_efficiency(p, gpu.architecture);
   p.matrix_efficiency = mamf(gpu.architecture);
   p.matrix_efficiency_fp8 = p.matrix_efficiency * mamf_fp8_ratio(gpu.architecture);
   p.source = "microbenchmark defaults (" + gpu.architecture + "): MAMF " + std::to_string(p.matrix_efficiency).substr(0, 5) +
-             ", A100 HBM 0.78 and L2 0.43, FlashAttention-2 0.73/0.63";
+             ", A100 HBM 0.78 and L2 0.43, FlashAttention " + std::to_string(p.attention_efficiency).substr(0, 4) +
+             "/" + std::to_string(p.attention_backward_efficiency).substr(0, 4);
   return p;
 }
 
@@ -64,6 +79,7 @@ KernelParams KernelParams::defaults_for(const hw::GpuSpec& gpu) {
   // families scale the matrix efficiency by their MAMF relative to A100's; the memory hierarchy
   // and overhead figures are carried over as measured on A100.
   KernelParams p = common_defaults();
+  set_attention_efficiency(p, gpu.architecture);
   p.matrix_efficiency = 0.8308 * mamf(gpu.architecture) / mamf("ampere");
   p.matrix_efficiency_fp8 = p.matrix_efficiency * mamf_fp8_ratio(gpu.architecture);
   p.hbm_efficiency = 0.7556;
