@@ -19,12 +19,7 @@ struct Run {
 };
 
 Run ddp(double collective_sms) {
-  const hw::Catalog cat = testing::catalog();
-  topologies::Cluster cluster;
-  cluster.gpu = cat.gpu(std::string("A100-SXM4-80GB"));
-  cluster.gpus_per_node = 8;
-  cluster.nodes = 1;
-  cluster.intra = cat.fabric(config::load_string("nvswitch-a100", "test"));
+  const topologies::Cluster cluster = testing::dgx_a100_node();
   TrainingConfig cfg = testing::config(1, 1, 8, 16);
   cfg.overlap_grad_reduce = true;
   const TrainingPlan plan(testing::gpt(8, 4096, 32), cfg, 8, 8);

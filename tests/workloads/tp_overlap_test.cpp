@@ -22,12 +22,7 @@ Times run(bool overlap, const models::CollectiveParams& collective = {}) {
   TrainingConfig cfg = testing::config(8, 1, 1, 4);
   cfg.parallelism.sequence_parallel = true;
   cfg.tp_comm_overlap = overlap;
-  const hw::Catalog cat = testing::catalog();
-  topologies::Cluster cluster;
-  cluster.gpu = cat.gpu(std::string("A100-SXM4-80GB"));
-  cluster.gpus_per_node = 8;
-  cluster.nodes = 1;
-  cluster.intra = cat.fabric(config::load_string("nvswitch-a100", "test"));
+  const topologies::Cluster cluster = testing::dgx_a100_node();
   const TrainingPlan plan(model, cfg, 8, 8);
   const TrainingResult r = simulate_training({plan, cluster, models::KernelParams::defaults_for(cluster.gpu), collective, {}});
   Times t;

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "hw/catalog.hpp"
+#include "hw/config/node.hpp"
 #include "topologies/cluster.hpp"
 #include "workloads/model/model_spec.hpp"
 #include "workloads/training/training_config.hpp"
@@ -43,6 +44,17 @@ inline topologies::Cluster ideal_cluster(int nodes, int gpus_per_node = 8) {
     in.nics_per_node = gpus_per_node;
     c.inter = in;
   }
+  return c;
+}
+
+// One DGX A100 node: 8 GPUs on the catalog's NVSwitch fabric (real link rates).
+inline topologies::Cluster dgx_a100_node() {
+  const hw::Catalog cat = catalog();
+  topologies::Cluster c;
+  c.gpu = cat.gpu(std::string("A100-SXM4-80GB"));
+  c.gpus_per_node = 8;
+  c.nodes = 1;
+  c.intra = cat.fabric(config::load_string("nvswitch-a100", "test"));
   return c;
 }
 

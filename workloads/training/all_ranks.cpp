@@ -110,7 +110,7 @@ TrainingGraph expand_to_all_ranks(const TrainingGraph& sym, const TrainingPlan& 
       sim::CommOp c = sym.comm_ops[op];
       for (std::uint32_t& r : c.ranks) r += base;  // base < Q - (r % Q): stays on r's stage
       out.comm_ops.push_back(std::move(c));
-      out.comm_issuers.push_back(op < sym.comm_issuers.size() ? sym.comm_issuers[op] : CommIssuer::kNccl);
+      out.comm_issuers.push_back(sym.comm_issuers[op]);
     }
     return it->second;
   };

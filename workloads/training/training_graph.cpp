@@ -1,7 +1,5 @@
 #include "workloads/training/training_graph.hpp"
 
-#include "sim/engine.hpp"
-
 #include <algorithm>
 #include <iterator>
 #include <map>
@@ -413,7 +411,7 @@ std::vector<double> comm_compute_shares(const TrainingGraph& tg, const hw::GpuSp
   if (gpu.sm_count <= 0) return share;
   for (std::size_t i = 0; i < share.size(); ++i) {
     const sim::CommKind kind = tg.comm_ops[i].kind;
-    const bool userbuffers = i < tg.comm_issuers.size() && tg.comm_issuers[i] == CommIssuer::kUserBuffers;
+    const bool userbuffers = tg.comm_issuers[i] == CommIssuer::kUserBuffers;
     const double sms = kind == sim::CommKind::kSendRecv ? collective.p2p_sms
                        : !userbuffers                   ? collective.collective_sms
                        : kind == sim::CommKind::kAllGather ? collective.userbuffers_all_gather_sms

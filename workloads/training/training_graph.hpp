@@ -41,14 +41,14 @@ struct StageStreams {
 };
 
 // How a comm op is run, which decides how many of the GPU's SMs it holds meanwhile
-// (models::CollectiveParams::sms_held): by NCCL's kernels, or, for TP communication overlapped
-// with GEMMs, by Transformer Engine's userbuffers.
+// (models::CollectiveParams, *_sms): by NCCL's kernels, or, for TP communication overlapped with
+// GEMMs, by Transformer Engine's userbuffers.
 enum class CommIssuer : std::uint8_t { kNccl, kUserBuffers };
 
 struct TrainingGraph {
   sim::ExecGraph graph;
   std::vector<sim::CommOp> comm_ops;
-  std::vector<CommIssuer> comm_issuers;  // per comm op
+  std::vector<CommIssuer> comm_issuers;  // per comm op (the lowering fills both together)
   std::vector<StageStreams> stages;
 };
 

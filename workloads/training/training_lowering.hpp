@@ -62,10 +62,11 @@ class Lowering {
   enum class Over { kAll, kShard, kReplicas, kExperts };
   sim::TaskId dp_collective(int stage, sim::StreamId stream, sim::CommKind kind, double bytes, std::string_view label,
                             Over group = Over::kAll);
+  // A kernel of the optimizer side (gradient norm, Adam step) on the stage's compute stream.
+  sim::TaskId optimizer_kernel(int stage, std::string_view label, const models::KernelCost& cost);
   // Gradients of `params` parameters reduced as sharding wants: all-reduce without sharding,
   // reduce-scatter over the shard group and then, with hybrid sharding, an all-reduce of the
   // shard over the replicas. Returns the last task (kNone when nothing needs reducing).
-  sim::TaskId optimizer_kernel(int stage, std::string_view label, const models::KernelCost& cost);
   sim::TaskId reduce_gradients(int stage, double params, sim::TaskId after, const std::string& label);
   void emit_p2p(Place from, Place to, bool forward, int micro_batch);
   std::optional<Place> neighbour(Place p, bool forward) const;
