@@ -6,6 +6,7 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -23,6 +24,7 @@
 #include "models/calibration/calibration_file.hpp"
 #include "models/calibration/kernel_calibration.hpp"
 #include "models/calibration/vidur_op_table.hpp"
+#include "models/kernel/gemm_model.hpp"
 
 namespace exasim::cli {
 
@@ -39,6 +41,7 @@ struct CalibrateOptions {
   std::vector<std::string> fit_sources;  // fit on these sources only; predict the others
   std::string date;    // written into the file; default: today (UTC)
   int starts = 64;     // Latin-hypercube starting points of the fit
+  std::string residuals;  // CSV of every sample's measured and predicted time (empty: none)
 };
 
 bool ends_with(const std::string& s, std::string_view suffix) {
@@ -100,6 +103,33 @@ void print_params(std::ostream& out, const models::KernelCalibration& c) {
   out << "\n";
 }
 
+// One line per sample (fit set, then held out) with the fitted tile model's prediction and, for
+// GEMMs, the tile and split-K it chose: what a user needs to see which shapes the model misses.
+void write_residuals(const std::string& path, const hw::GpuSpec& gpu, const models::KernelCalibration& c) {
+  std::ofstream f(path);
+  if (!f) throw IoError("cannot write the residuals", {path, 0, ""}, "check the folder exists and is writable");
+  f << "set,source,op,tp,tokens,m,n,k,batch,rows,cols,measured_us,predicted_us,error,bound,tile,split_k\n";
+  f.precision(6);
+  for (const auto* set : {&c.fit_set, &c.held_out}) {
+    for (const models::KernelSample& s : *set) {
+      const double t = models::predict_sample(gpu, c.fitted, s);
+      std::string bound, tile;
+      int split = 0;
+      if (s.kind == models::SampleKind::kGemm) {
+        const models::GemmPlan g = models::gemm_plan(gpu, c.fitted, s.dtype, s.m, s.n, s.k, s.batch);
+        bound = std::string(models::bound_name(g.cost.bound));
+        tile = std::to_string(g.tile.bm) + "x" + std::to_string(g.tile.bn);
+        split = g.split_k;
+      }
+      f << (set == &c.fit_set ? "fit" : "held_out") << ',' << s.source << ',' << s.op << ',' << s.tp << ',' << s.tokens
+        << ',' << s.m << ',' << s.n << ',' << s.k << ',' << s.batch << ',' << s.rows << ',' << s.cols << ','
+        << s.time_s * 1e6 << ',' << t * 1e6 << ',' << t / s.time_s - 1 << ',' << bound << ',' << tile << ',' << split
+        << '\n';
+    }
+  }
+  if (!f) throw IoError("cannot write the residuals", {path, 0, ""}, "check the disk has room");
+}
+
 // Fits and reports the GPU kernel models for `samples` measured on catalog GPU `gpu_name`.
 int calibrate_gpu(const Context& ctx, const CalibrateOptions& o, const std::string& gpu_name,
                   const std::vector<models::KernelSample>& samples, const std::string& source) {
@@ -134,6 +164,10 @@ int calibrate_gpu(const Context& ctx, const CalibrateOptions& o, const std::stri
                    {{"tile model", models::accuracy_table(mems, c.fitted, tile)},
                     {"family default", models::accuracy_table(mems, c.family, tile)},
                     {"uncalibrated", models::accuracy_table(mems, c.uncalibrated, tile)}});
+  }
+  if (!o.residuals.empty()) {
+    write_residuals(o.residuals, gpu, c);
+    out << "wrote " << o.residuals << " (per-sample residuals)\n";
   }
   models::CalibrationHeader h;
   h.gpu = gpu.name;
@@ -263,6 +297,8 @@ void add_calibrate_command(CLI::App& app, Context& ctx) {
   cmd->add_option("-o,--output", opt->output,
                   "calibration file to write (default: configs/calibration/<gpu>.yaml; CPU: <host>-<date>.yaml)");
   cmd->add_option("--date", opt->date, "date written into the file (default: today, UTC)");
+  cmd->add_option("--residuals", opt->residuals,
+                  "also write every sample's measured and predicted time, tile and split-K to this CSV");
   cmd->add_option("--starts", opt->starts, "starting points sampled before the local fits")->check(CLI::NonNegativeNumber);
   cmd->callback([&ctx, opt] { ctx.handler = [&ctx, opt] { return run_calibrate(ctx, *opt); }; });
 }

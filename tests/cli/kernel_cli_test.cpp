@@ -5,8 +5,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <cmath>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli_runner.hpp"
 
@@ -100,8 +102,10 @@ TEST_CASE("cli: kernel errors are one clean line") {
 TEST_CASE("cli: calibrate fits Vidur tables, reports held-out error and baselines, writes the file") {
   namespace fs = std::filesystem;
   const std::string out = (fs::temp_directory_path() / "exasim_cli_calibration.yaml").string();
+  const std::string residuals = (fs::temp_directory_path() / "exasim_cli_residuals.csv").string();
   const std::string args = "calibrate '" + kData + "a100_meta-llama_llama-2-7b-hf_ops.csv' '" + kData +
-                           "a100_qwen_qwen-72b_ops.csv' --fit qwen_qwen-72b --date 2026-01-01 --starts 4 -o '" + out + "'";
+                           "a100_qwen_qwen-72b_ops.csv' --fit qwen_qwen-72b --date 2026-01-01 --starts 4 -o '" + out +
+                           "' --residuals '" + residuals + "'";
   const Result r = run(args);
   INFO("output: ", r.output);
   REQUIRE(r.status == 0);
@@ -117,6 +121,43 @@ TEST_CASE("cli: calibrate fits Vidur tables, reports held-out error and baseline
   CHECK(slurp(out) == file);
   CHECK(run("kernel --gpu A100-SXM4-80GB --op gemm --m 64 --n 64 --k 64 --calibration '" + out + "'").status == 0);
   fs::remove(out);
+
+  // --residuals: one row per measured kernel; the held-out GEMM rows give the table's "all" error.
+  std::istringstream csv(slurp(residuals));
+  std::string line;
+  std::getline(csv, line);
+  CHECK(line == "set,source,op,tp,tokens,m,n,k,batch,rows,cols,measured_us,predicted_us,error,bound,tile,split_k");
+  int rows = 0, held_gemms = 0;
+  double held_abs = 0;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+    REQUIRE(f.size() >= 14);
+    ++rows;
+    const double measured = std::stod(f[11]), predicted = std::stod(f[12]), error = std::stod(f[13]);
+    CHECK(error == doctest::Approx(predicted / measured - 1).epsilon(1e-4));
+    if (f[0] == "held_out" && std::stod(f[5]) > 0) {  // GEMM rows carry m
+      ++held_gemms;
+      held_abs += std::abs(error);
+    }
+  }
+  CHECK(contains(r.output, "of " + std::to_string(rows) + " measured kernels"));
+  REQUIRE(held_gemms > 0);
+  // "held out, GEMMs": the tile model's "all" row ends with the all-token-count error.
+  const auto at = r.output.find("held out, GEMMs");
+  REQUIRE(at != std::string::npos);
+  std::istringstream table(r.output.substr(at));
+  double printed = -1;
+  while (printed < 0 && std::getline(table, line)) {
+    std::istringstream words(line);
+    std::string a, b, op;
+    words >> a >> b >> op;
+    if (a == "tile" && b == "model" && op == "all") printed = std::stod(line.substr(line.find_last_of(' ') + 1));
+  }
+  REQUIRE(printed > 0);
+  CHECK(100 * held_abs / held_gemms == doctest::Approx(printed).epsilon(0.01));
+  fs::remove(residuals);
 }
 
 TEST_CASE("cli: calibrate errors are one clean line") {

@@ -4,11 +4,15 @@
 // reduce-scatter), all per micro-batch for ZeRO-3.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <string>
 #include <vector>
 
 #include "models/collective/collective_model.hpp"
 #include "sim/net/analytical_network.hpp"
 #include "training_fixture.hpp"
+#include "hw/error.hpp"
+#include "workloads/scenario/scenario.hpp"
 #include "workloads/training/training_graph.hpp"
 #include "workloads/training/training_memory.hpp"
 #include "workloads/training/training_simulation.hpp"
@@ -144,4 +148,74 @@ TEST_CASE("hybrid sharding keeps ZeRO-3's gathers on NVLink: faster than shardin
   cfg.shard_group = 8;
   cfg.zero = 0;
   CHECK_THROWS_WITH(TrainingPlan(model, cfg, 32, 8), doctest::Contains("needs sharded states"));
+}
+
+namespace {
+
+struct GatherRun {
+  double iteration = 0;
+  double gathers = 0;      // summed duration of the weight all-gathers
+  double layer_fwd = 0;    // one layer's forward on the first micro-batch
+  int layers = 0;
+};
+
+// ZeRO-1 on one DGX-like node whose NVLink rate is scaled so that a layer's weight all-gather
+// takes `ratio` times the layer's forward; `overlap`: Megatron-Core's --overlap-param-gather.
+GatherRun zero1_run(bool overlap, double link_bandwidth) {
+  ModelSpec model = testing::gpt(8, 4096, 32, 8);  // tiny vocabulary, rotary positions: layers dominate
+  model.position = PositionKind::kRope;
+  TrainingConfig cfg = testing::config(1, 1, 8, 8 * 4);
+  cfg.zero = 1;
+  cfg.overlap_param_gather = overlap;
+  topologies::Cluster cluster = testing::ideal_cluster(1, 8);
+  cluster.intra.bandwidth = link_bandwidth;
+  const TrainingPlan plan(model, cfg, 8, 8);
+  models::CollectiveParams coll;
+  coll.collective_sms = 0;  // gathers beside kernels do not slow them here: the closed form has no such term
+  const auto r = simulate_training({plan, cluster, models::KernelParams::defaults_for(cluster.gpu), coll, {}});
+  GatherRun out;
+  out.iteration = r.iteration_time_s;
+  out.layers = model.layers;
+  const auto& g = r.graph->graph;
+  for (sim::TaskId id = 0; id < g.task_count(); ++id) {
+    const std::string label(g.label_of(id));
+    const double d = (*r.timeline)[id].end - (*r.timeline)[id].start;
+    if (label.find("weights all-gather") != std::string::npos) out.gathers += d;
+    if (g.task(id).category == kForwardTask && label.find("L3") != std::string::npos && out.layer_fwd == 0) out.layer_fwd = d;
+  }
+  return out;
+}
+
+}  // namespace
+
+// Megatron-Core's distributed optimizer with --overlap-param-gather: the updated weights' all-gather
+// runs layer by layer during the next forward instead of after the optimizer step. Layer i of L
+// waits for i gathers of g each, so the first micro-batch's forward ends max(g, L (g - f) + f)
+// after L f, instead of the whole L g after the step.
+TEST_CASE("ZeRO-1 weight all-gather overlapped with the next forward: exposed per the closed form") {
+  const GatherRun probe = zero1_run(false, 100e9);
+  REQUIRE(probe.gathers > 0);
+  REQUIRE(probe.layer_fwd > 0);
+  const double L = probe.layers;
+  for (double ratio : {0.5, 2.0}) {
+    // The gathers' time scales as 1 / bandwidth (their latency is negligible at these sizes).
+    const double bw = 100e9 * probe.gathers / (ratio * probe.layer_fwd * L);
+    const GatherRun sync = zero1_run(false, bw), over = zero1_run(true, bw);
+    const double g = sync.gathers / L, f = probe.layer_fwd;
+    CAPTURE(ratio);
+    CHECK(g == doctest::Approx(ratio * f).epsilon(0.05));
+    CHECK(over.gathers == doctest::Approx(sync.gathers).epsilon(0.01));  // the same bytes, moved elsewhere
+    const double delay = std::max(g, L * (g - f) + f);
+    CHECK(sync.iteration - over.iteration == doctest::Approx(L * g - delay).epsilon(0.05));
+  }
+}
+
+TEST_CASE("overlap_param_gather is read, and refused where there is no ZeRO-1/2 gather to overlap") {
+  const auto training = [](const std::string& extra) {
+    return read_training(config::load_string("{seq_len: 4096, global_batch: 8, " + extra + "}", "zero.yaml"), 8);
+  };
+  CHECK(training("zero: 1, overlap_param_gather: true").overlap_param_gather);
+  CHECK_FALSE(training("zero: 1").overlap_param_gather);
+  CHECK_THROWS_WITH_AS(training("overlap_param_gather: true"), doctest::Contains("needs ZeRO-1 or 2 (zero: 0)"), ConfigError);
+  CHECK_THROWS_WITH_AS(training("zero: 3, overlap_param_gather: true"), doctest::Contains("needs ZeRO-1 or 2 (zero: 3)"), ConfigError);
 }

@@ -153,17 +153,29 @@ Estimate Estimator::estimate(const Candidate& c) {
   // Stage s finishes its last backward this long before stage 0 does.
   const double b_first = loads[0].bwd / c.vpp, b_mid = pp > 2 ? loads[1].bwd / c.vpp : 0;
   auto lag = [&](int s) { return s == 0 ? 0.0 : b_first + (s - 1) * b_mid + s * send; };
+  // ZeRO-1/2 weight all-gather: after the optimizer step, or (overlap_param_gather) layer by layer
+  // during the first forward, where stage 0's first micro-batch waits for what the gathers
+  // outlast of its layers and every later pass is shifted by that: layer i of L starts at
+  // max(end of layer i-1, i g), so the forward ends max(g, L (g - f) + f) later than L f.
+  auto gather_all = [&](const StageLoad& l) {
+    return (c.zero == 1 || c.zero == 2) ? comm_.data_parallel(sim::CommKind::kAllGather, c.tp, c.dp, l.params * 2) : 0.0;
+  };
+  double first_forward_delay = 0;
+  if (in_.base.overlap_param_gather && !loads.empty() && loads[0].layers > 0) {
+    const double L = loads[0].layers, g = gather_all(loads[0]) / L, f = loads[0].fwd / L;
+    if (g > 0) first_forward_delay = std::max(g, L * (g - f) + f);
+  }
   double end_max = 0, copies = 0;
   PassCost work;  // of a mean GPU, for power
   for (const StageLoad& l : loads) {
     const double exposed = exposed_gradient_sync(x, comm_, l, in_.base.overlap_grad_reduce);
     const double owned = l.params / (c.zero >= 1 ? c.dp : 1);
     const models::KernelCost opt = models::memory_bound(gpu, in_.calibration.kernel, 30 * owned, 12 * owned);
-    const double gather_all = (c.zero == 1 || c.zero == 2) ? comm_.data_parallel(sim::CommKind::kAllGather, c.tp, c.dp, l.params * 2) : 0;
-    const double end = pipe - lag(l.stage) + exposed + opt.time_s + gather_all;
+    const double param_gather = in_.base.overlap_param_gather ? first_forward_delay : gather_all(l);
+    const double end = pipe - lag(l.stage) + exposed + opt.time_s + param_gather;
     if (end > end_max) {
       end_max = end;
-      e.exposed_comm_s = exposed + gather_all + 2 * (pp - 1) * send;
+      e.exposed_comm_s = exposed + param_gather + 2 * (pp - 1) * send;
       e.optimizer_s = opt.time_s;
     }
     PassCost w = l.work;

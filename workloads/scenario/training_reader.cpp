@@ -47,7 +47,7 @@ std::string schedule_names() {
 
 TrainingConfig read_training(const Node& n, int cluster_gpus) {
   n.check_keys({"seq_len", "global_batch", "micro_batch", "precision", "parallelism", "pipeline_schedule", "zero",
-                "recompute", "offload", "attention_kernel", "overlap_grad_reduce", "tp_comm_overlap", "cross_entropy", "moe_load_imbalance",
+                "recompute", "offload", "attention_kernel", "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "cross_entropy", "moe_load_imbalance",
                 "first_stage_layers", "last_stage_layers", "shard_group", "moe_routing_trace", "moe_capacity_factor",
                 "moe_pad_to_capacity"});
   TrainingConfig c;
@@ -81,6 +81,12 @@ TrainingConfig read_training(const Node& n, int cluster_gpus) {
   }
   if (n.has("overlap_grad_reduce")) c.overlap_grad_reduce = n["overlap_grad_reduce"].as_bool();
   if (n.has("tp_comm_overlap")) c.tp_comm_overlap = n["tp_comm_overlap"].as_bool();
+  if (n.has("overlap_param_gather")) {
+    c.overlap_param_gather = n["overlap_param_gather"].as_bool();
+    if (c.overlap_param_gather && (c.zero < 1 || c.zero > 2))
+      n["overlap_param_gather"].fail("overlapping the weights' all-gather needs ZeRO-1 or 2 (zero: " + std::to_string(c.zero) + ")",
+                                     "set zero: 1 (Megatron-Core's distributed optimizer); ZeRO-3 gathers each layer before use already, DDP gathers nothing");
+  }
   if (n.has("cross_entropy")) c.fused_cross_entropy = n["cross_entropy"].as_choice({"fused", "unfused"}) == "fused";
   if (n.has("moe_load_imbalance")) {
     c.moe_load_imbalance = n["moe_load_imbalance"].as_number();

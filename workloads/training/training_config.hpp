@@ -43,6 +43,10 @@ struct TrainingConfig {
   // Fused (FlashAttention) or unfused attention (scores materialized, as Megatron-LM before 2022).
   AttentionKernel attention = AttentionKernel::kFlash;
   bool overlap_grad_reduce = true;  // DP gradient reduction overlapped with the backward pass
+  // ZeRO-1/2: the all-gather of the updated weight shards runs during the next iteration's first
+  // forward pass, a bucket ahead of the layer that needs it (Megatron-Core --overlap-param-gather),
+  // instead of after the optimizer step.
+  bool overlap_param_gather = false;
   bool tp_comm_overlap = false;     // TP collectives pipelined with their GEMMs (Megatron-Core --tp-comm-overlap)
   // The loss: one fused kernel over the logits (Megatron-Core --cross-entropy-loss-fusion, NeMo's
   // default) or Megatron-LM's vocab-parallel cross entropy in PyTorch ops (fp32 copy, then max,

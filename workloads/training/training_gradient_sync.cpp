@@ -155,7 +155,7 @@ void Lowering::emit_gradient_sync(int stage) {
   const double owned = c.zero >= 1 ? split.dense / shard + split.expert / edp : stage_params;
   if (c.offload != "none") {
     const sim::TaskId weights_back = emit_offloaded_step(stage, reductions, reduced_params, norm_done, owned);
-    if (c.zero >= 1 && c.zero <= 2 && shard > 1) {  // ZeRO-3 keeps its weights sharded
+    if (c.zero >= 1 && c.zero <= 2 && shard > 1 && !overlaps_param_gather()) {  // ZeRO-3 keeps its weights sharded
       const sim::TaskId gather = dp_collective(stage, st.dp_comm, sim::CommKind::kAllGather, stage_params * 2,
                                                "dp weights all-gather", Over::kShard);
       out_.graph.add_dependency(weights_back, gather);
@@ -165,12 +165,13 @@ void Lowering::emit_gradient_sync(int stage) {
   const sim::TaskId opt_id = optimizer_kernel(
       stage, "optimizer step", models::memory_op(k_.gpu, k_.params, models::MemoryOp::kAdam, DType::kBf16, owned, 1));
   out_.graph.add_dependency(norm_done, opt_id);
-  if (c.zero >= 1 && c.zero <= 2 && shard > 1) {  // ZeRO-3 keeps its weights sharded
+  // With overlap_param_gather the next forward gathers them (emit_gathered_layer).
+  if (c.zero >= 1 && c.zero <= 2 && shard > 1 && !overlaps_param_gather()) {  // ZeRO-3 keeps its weights sharded
     const sim::TaskId gather = dp_collective(stage, st.dp_comm, sim::CommKind::kAllGather, split.dense * 2,
                                              "dp weights all-gather", Over::kShard);
     out_.graph.add_dependency(opt_id, gather);
   }
-  if (c.zero >= 1 && c.zero <= 2 && edp > 1 && split.expert > 0) {
+  if (c.zero >= 1 && c.zero <= 2 && edp > 1 && split.expert > 0 && !overlaps_param_gather()) {
     const sim::TaskId gather = dp_collective(stage, st.dp_comm, sim::CommKind::kAllGather, split.expert * 2,
                                              "expert weights all-gather", Over::kExperts);
     out_.graph.add_dependency(opt_id, gather);

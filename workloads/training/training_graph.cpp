@@ -207,8 +207,23 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
     return pass;
   }
   if (step.forward) {
-    emit(s.embed_fwd, stage, kForwardTask, pass);
-    for (const auto& layer : s.fwd) emit_layer(layer, stage, kForwardTask, pass, Shards::kGather);
+    // The chunk's first forward waits, layer by layer, for the previous step's weights
+    // (overlapped ZeRO-1/2 all-gather); the stage's embedding and head weights are gathered
+    // first, with the embedding (or, on a stage without it, before its first layer).
+    const bool gathers = overlaps_param_gather() && !weights_gathered_[stage][step.chunk];
+    if (gathers) weights_gathered_[stage][step.chunk] = true;
+    double outer = 0;
+    if (gathers && step.chunk == 0) {
+      outer = stage_parameters(plan_, stage).dense;
+      for (int c = 0; c < plan_.chunks(); ++c)
+        for (int l = 0; l < plan_.layers_in(stage, c); ++l) outer -= layer_parameters(plan_, plan_.first_layer(stage, c) + l).dense;
+    }
+    if (gathers && outer > 0) emit_gathered_layer(s.embed_fwd, stage, -1, outer, pass);
+    else emit(s.embed_fwd, stage, kForwardTask, pass);
+    for (int l = 0; l < static_cast<int>(s.fwd.size()); ++l) {
+      if (gathers) emit_gathered_layer(s.fwd[l], stage, first_layer + l, 0, pass);
+      else emit_layer(s.fwd[l], stage, kForwardTask, pass, Shards::kGather);
+    }
     emit(s.head_fwd, stage, kForwardTask, pass);
     return pass;
   }
@@ -271,6 +286,37 @@ void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, std::uint
   if (backward) reduce_layer_gradients(stage, weight_bytes / 2, pass);
 }
 
+// Megatron-Core's --overlap-param-gather: the distributed optimizer's all-gather of the updated
+// weights runs bucket (here: layer) by bucket during the next iteration's first forward pass, each
+// layer waiting for its own; the later micro-batches find the weights in place. Every stage queues
+// its gathers at the start of the step (Megatron-Core's --align-param-gather; with one bucket of
+// lookahead instead, each pipeline stage would start gathering only when its first micro-batch
+// arrives, and every stage of a gather-bound pipeline would add its wait to the warm-up). Folded
+// into this iteration (steady state: the previous step's gathers are this step's), so they start
+// at time zero, in layer order on the stage's gather stream.
+void Lowering::emit_gathered_layer(const std::vector<Segment>& segs, int stage, int layer, double extra, Pass& pass) {
+  const SharedParameters p = layer >= 0 ? layer_parameters(plan_, layer) : SharedParameters{};
+  const double dense = p.dense + extra;
+  std::vector<sim::TaskId> gathers;
+  if (plan_.shard_size() > 1 && dense > 0)
+    gathers.push_back(dp_collective(stage, out_.stages[stage].dp_gather, sim::CommKind::kAllGather, dense * 2,
+                                    "dp weights all-gather (next forward)", Over::kShard));
+  if (plan_.expert_replicas() > 1 && p.expert > 0)
+    gathers.push_back(dp_collective(stage, out_.stages[stage].dp_gather, sim::CommKind::kAllGather, p.expert * 2,
+                                    "expert weights all-gather (next forward)", Over::kExperts));
+  Pass part{sim::kNone, pass.last};
+  emit(segs, stage, kForwardTask, part);
+  if (part.first == sim::kNone) {  // nothing to run (an empty embedding segment): the next layer waits instead
+    for (sim::TaskId g : gathers) pending_gathers_[stage].push_back(g);
+    return;
+  }
+  for (sim::TaskId g : gathers) out_.graph.add_dependency(g, part.first);
+  for (sim::TaskId g : pending_gathers_[stage]) out_.graph.add_dependency(g, part.first);
+  pending_gathers_[stage].clear();
+  if (pass.first == sim::kNone) pass.first = part.first;
+  pass.last = part.last;
+}
+
 void Lowering::reduce_layer_gradients(int stage, double params, const Pass& pass) {
   const sim::TaskId done = reduce_gradients(stage, params, pass.last, "fsdp reduce-scatter grads");
   if (done != sim::kNone) {
@@ -323,7 +369,7 @@ void Lowering::add_stage(int stage) {
   st.tp_comm = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/tp");
   st.dp_comm = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/dp");
   st.p2p = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/p2p");
-  if (plan_.config().zero >= 3) st.dp_gather = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/dp-gather");
+  if (plan_.config().zero >= 3 || overlaps_param_gather()) st.dp_gather = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/dp-gather");
   if (plan_.config().offload != "none")
     st.offload = out_.graph.add_stream(st.device, sim::StreamKind::kComm, name + "/offload");
   if (offloads_params()) st.param_fetch = out_.graph.add_stream(st.device, sim::StreamKind::kCopy, name + "/param-fetch");
@@ -346,6 +392,8 @@ TrainingGraph Lowering::run() {
   layer_grad_ready_.assign(pp, {});
   last_backward_.assign(pp, sim::kNone);
   gather_gate_.assign(pp, sim::kNone);
+  weights_gathered_.assign(pp, std::vector<bool>(plan_.chunks(), false));
+  pending_gathers_.assign(pp, {});
   sharded_reductions_.assign(pp, {});
   sharded_params_.assign(pp, {});
   for (int s = 0; s < pp; ++s) {

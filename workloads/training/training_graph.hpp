@@ -34,7 +34,7 @@ struct StageStreams {
   sim::StreamId tp_comm = 0;   // tensor-parallel collectives (block the next kernel)
   sim::StreamId dp_comm = 0;   // gradient reduction, overlapped with the backward pass
   sim::StreamId p2p = 0;       // pipeline sends
-  sim::StreamId dp_gather = 0; // ZeRO-3/FSDP weight all-gathers, prefetched one layer ahead
+  sim::StreamId dp_gather = sim::kNone;  // ZeRO-3/FSDP weight all-gathers (prefetched one layer ahead), or ZeRO-1/2 ones overlapped with the next forward
   sim::StreamId offload = 0;   // optimizer offload: PCIe copies and the host's optimizer step
   sim::StreamId param_fetch = 0;  // parameter offload: each layer's shard copied from the host before its gather
   sim::StreamId host = sim::kNone;  // the framework's host thread (only with host overheads)

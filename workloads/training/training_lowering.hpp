@@ -86,9 +86,20 @@ class Lowering {
   std::vector<sim::TaskId> last_backward_;                   // [stage]: its last gradient task
   bool split_weight_ = false;                                // weight gradients in passes of their own
   std::vector<sim::TaskId> gather_gate_;                     // [stage]: the end of the layer before the one whose weights are gathered last
+  std::vector<std::vector<bool>> weights_gathered_;          // [stage][chunk]: its first forward has emitted the overlapped gathers
+  std::vector<std::vector<sim::TaskId>> pending_gathers_;    // [stage]: overlapped gathers the next layer waits for
   std::vector<std::vector<sim::TaskId>> sharded_reductions_; // [stage]: ZeRO-3 per-micro-batch reduce-scatters
   std::vector<std::vector<double>> sharded_params_;          // [stage]: the parameters each of them reduced
   double pcie_rate() const;                                  // B/s of a pinned host copy; throws without a host
+  // ZeRO-1/2 with the weights' all-gather in the next forward (TrainingConfig::overlap_param_gather).
+  bool overlaps_param_gather() const {
+    const TrainingConfig& c = plan_.config();
+    return c.overlap_param_gather && c.zero >= 1 && c.zero <= 2;
+  }
+  // The overlapped all-gather of layer `layer`'s updated weights (plus `extra` parameters of the
+  // stage's embedding / head; layer -1: those alone), queued from the start of the step, then the
+  // layer, which waits for it.
+  void emit_gathered_layer(const std::vector<Segment>& segs, int stage, int layer, double extra, Pass& pass);
   bool offloads_params() const { return plan_.config().offload == "params-cpu" || plan_.config().offload == "nvme"; }
   double param_fetch_rate() const;                           // B/s: PCIe, or this GPU's share of the NVMe drives
   bool has_host_work() const {

@@ -31,7 +31,7 @@ StageTimes stage_times(const TrainingGraph& tg, const sim::Timeline& tl, const S
     (task.category == kOptimizerTask ? out.optimizer : out.compute) += r.end - r.start;
   }
   std::vector<sim::StreamId> comm_streams = {st.tp_comm, st.dp_comm, st.p2p};
-  if (c.zero >= 3) comm_streams.push_back(st.dp_gather);
+  if (st.dp_gather != sim::kNone) comm_streams.push_back(st.dp_gather);
   for (sim::StreamId s : comm_streams)
     for (sim::TaskId id : tg.graph.stream_tasks(s)) comm.emplace_back(tl[id].start, tl[id].end);
   if (c.offload != "none")
