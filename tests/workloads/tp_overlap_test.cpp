@@ -5,7 +5,12 @@
 // a reduce-scatter, 1 for an all-gather), so they take longer by at most that share of the overlap.
 #include <doctest/doctest.h>
 
+#include <string>
+
 #include "training_fixture.hpp"
+#include "hw/error.hpp"
+#include "workloads/scenario/scenario.hpp"
+#include "workloads/training/training_graph.hpp"
 #include "workloads/training/training_simulation.hpp"
 
 using namespace exasim;
@@ -53,4 +58,77 @@ TEST_CASE("TP collectives add up without overlap and hide behind kernels with it
   models::CollectiveParams free;
   free.userbuffers_all_gather_sms = free.userbuffers_reduce_scatter_sms = free.collective_sms = free.p2p_sms = 0;
   CHECK(run(true, free).kernels == doctest::Approx(serial.kernels).epsilon(1e-9));
+}
+
+namespace {
+
+struct AsyncRun {
+  double iteration = 0;
+  double hidden_candidates = 0;   // backward reductions of the column-parallel layers
+  double input_gathers = 0;       // SP re-gathers of their inputs (async mode only)
+  double wgrads = 0;              // the weight-gradient kernels they may hide behind
+  int tp_collectives = 0;
+};
+
+AsyncRun run_async(bool async, bool sp) {
+  const ModelSpec model = testing::gpt(4, 8192, 64);
+  TrainingConfig cfg = testing::config(8, 1, 1, 2);
+  cfg.parallelism.sequence_parallel = sp;
+  cfg.tp_backward_overlap = async;
+  const topologies::Cluster cluster = testing::dgx_a100_node();
+  const TrainingPlan plan(model, cfg, 8, 8);
+  models::CollectiveParams coll;
+  coll.collective_sms = 0;  // the closed form below has no SM sharing
+  const TrainingResult r = simulate_training({plan, cluster, models::KernelParams::defaults_for(cluster.gpu), coll, {}});
+  AsyncRun out;
+  out.iteration = r.iteration_time_s;
+  const auto& g = r.graph->graph;
+  for (sim::TaskId id = 0; id < g.task_count(); ++id) {
+    const std::string label(g.label_of(id));
+    const double d = (*r.timeline)[id].end - (*r.timeline)[id].start;
+    if (g.task(id).category == kTensorCommTask) ++out.tp_collectives;
+    for (const char* name : {"tp.allreduce_mlp_bwd", "tp.allreduce_attn_bwd", "tp.reducescatter_mlp_bwd", "tp.reducescatter_attn_bwd"})
+      if (label.find(name) != std::string::npos) out.hidden_candidates += d;
+    if (label.find("_input_bwd") != std::string::npos) out.input_gathers += d;
+    if (label.find("qkv_wgrad") != std::string::npos || label.find("mlp.up_wgrad") != std::string::npos) out.wgrads += d;
+  }
+  return out;
+}
+
+}  // namespace
+
+// Megatron-LM's asynchronous TP communication in the backward pass (tp_comm_overlap: backward):
+// a column-parallel layer's input-gradient reduction runs beside its weight-gradient GEMM, and
+// under SP the re-gather of its input beside the input-gradient GEMM. With GEMMs longer than the
+// collectives (8192-wide layers on NVLink), the iteration loses exactly the two reductions per
+// layer and micro-batch; the gathers SP adds are hidden.
+TEST_CASE("asynchronous backward TP communication hides the column-parallel reductions") {
+  for (bool sp : {false, true}) {
+    CAPTURE(sp);
+    const AsyncRun sync = run_async(false, sp), async = run_async(true, sp);
+    REQUIRE(sync.hidden_candidates > 0);
+    CHECK(sync.input_gathers == 0);
+    // Each reduction is shorter than the GEMM it hides behind (4 layers x 2 micro-batches x 2).
+    CHECK(async.wgrads / 16 > async.hidden_candidates / 16);
+    CHECK(sync.iteration - async.iteration == doctest::Approx(sync.hidden_candidates).epsilon(0.02));
+    if (sp) {  // two more all-gathers per layer and micro-batch, none of them on the critical path
+      CHECK(async.tp_collectives == sync.tp_collectives + 2 * 4 * 2);
+      CHECK(async.input_gathers > 0);
+    } else {
+      CHECK(async.tp_collectives == sync.tp_collectives);
+    }
+  }
+}
+
+TEST_CASE("tp_comm_overlap reads true, false and backward, and names the choices otherwise") {
+  const auto training = [](const std::string& extra) {
+    return read_training(config::load_string("{seq_len: 4096, global_batch: 8, " + extra + "}", "tp.yaml"), 8);
+  };
+  CHECK(training("tp_comm_overlap: true").tp_comm_overlap);
+  CHECK_FALSE(training("tp_comm_overlap: true").tp_backward_overlap);
+  CHECK_FALSE(training("tp_comm_overlap: false").tp_comm_overlap);
+  const TrainingConfig b = training("tp_comm_overlap: backward");
+  CHECK(b.tp_backward_overlap);
+  CHECK_FALSE(b.tp_comm_overlap);
+  CHECK_THROWS_WITH_AS(training("tp_comm_overlap: forward"), doctest::Contains("expected true, false or backward"), ConfigError);
 }

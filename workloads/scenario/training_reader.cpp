@@ -80,7 +80,16 @@ TrainingConfig read_training(const Node& n, int cluster_gpus) {
                                                                                   : AttentionKernel::kUnfused;
   }
   if (n.has("overlap_grad_reduce")) c.overlap_grad_reduce = n["overlap_grad_reduce"].as_bool();
-  if (n.has("tp_comm_overlap")) c.tp_comm_overlap = n["tp_comm_overlap"].as_bool();
+  if (n.has("tp_comm_overlap")) {
+    // true | false, or `backward`: only Megatron-LM's asynchronous backward communication.
+    const Node& v = n["tp_comm_overlap"];
+    const std::string s = v.as_string();
+    if (s == "backward") c.tp_backward_overlap = true;
+    else if (s == "true" || s == "yes" || s == "on" || s == "false" || s == "no" || s == "off") c.tp_comm_overlap = v.as_bool();
+    else v.fail("expected true, false or backward, got \"" + s + "\"",
+                "true: every TP collective pipelined with its GEMM (Transformer Engine userbuffers); backward: only "
+                "the backward pass's, beside the other GEMM (Megatron-LM's asynchronous TP communication)");
+  }
   if (n.has("overlap_param_gather")) {
     c.overlap_param_gather = n["overlap_param_gather"].as_bool();
     if (c.overlap_param_gather && (c.zero < 1 || c.zero > 2))

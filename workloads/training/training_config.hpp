@@ -48,6 +48,11 @@ struct TrainingConfig {
   // instead of after the optimizer step.
   bool overlap_param_gather = false;
   bool tp_comm_overlap = false;     // TP collectives pipelined with their GEMMs (Megatron-Core --tp-comm-overlap)
+  // Megatron-LM's asynchronous TP communication in the backward pass (2022 on: the column-parallel
+  // layers' input-gradient all-reduce, or under SP its reduce-scatter, runs beside the weight-
+  // gradient GEMM, and SP's re-gather of the layer input beside the input-gradient GEMM), without
+  // tp_comm_overlap's pipelining of every collective. Scenario: tp_comm_overlap: backward.
+  bool tp_backward_overlap = false;
   // The loss: one fused kernel over the logits (Megatron-Core --cross-entropy-loss-fusion, NeMo's
   // default) or Megatron-LM's vocab-parallel cross entropy in PyTorch ops (fp32 copy, then max,
   // subtract, exp, sum and divide passes; the backward scales the saved softmax in place).

@@ -85,10 +85,12 @@ std::vector<Segment> Lowering::segments(const std::vector<Op>& ops, const std::s
                        : op.group == CommGroup::kExpertTensor ? plan_.etp_group(stage)
                                                         : plan_.tp_group(stage),
                        userbuffers ? CommIssuer::kUserBuffers : CommIssuer::kNccl);
-      c.beside = op.group == CommGroup::kContext;
+      c.beside = op.group == CommGroup::kContext || op.async;
+      c.after_previous = op.async;
       out.push_back(c);
       continue;
     }
+    if (op.own_task) flush();
     const models::KernelCost cost = cost_of(op, k_, plan_.config().precision);
     if (first.empty()) first = op.name;
     last = op.name;
@@ -143,6 +145,7 @@ sim::TaskId Lowering::emit(const std::vector<Segment>& segs, int stage, std::uin
   const bool overlap = plan_.config().tp_comm_overlap;
   sim::TaskId before_compute = sim::kNone;  // what the latest compute segment waited for
   sim::TaskId last_compute = sim::kNone;
+  sim::TaskId prev_compute = sim::kNone;    // the compute segment before that
   bool after_beside_host = false;  // the previous segment was host work beside the kernels before it
   for (const Segment& s : segs) {
     sim::TaskSpec t;
@@ -179,6 +182,9 @@ sim::TaskId Lowering::emit(const std::vector<Segment>& segs, int stage, std::uin
     const bool beside = (overlap || s.beside) && s.is_comm && pass.last == last_compute && last_compute != sim::kNone;
     const sim::TaskId after = beside ? before_compute : pass.last;
     if (after != sim::kNone) out_.graph.add_dependency(after, id);
+    // An asynchronous collective carries the output of the kernel before the one it runs beside.
+    if (beside && s.after_previous && prev_compute != sim::kNone && prev_compute != after)
+      out_.graph.add_dependency(prev_compute, id);
     if (after_beside_host) out_.graph.add_dependency(last_compute, id);  // the kernels the host work ran beside
     after_beside_host = false;
     if (!s.is_comm) {
@@ -186,6 +192,7 @@ sim::TaskId Lowering::emit(const std::vector<Segment>& segs, int stage, std::uin
       if (pass.last != sim::kNone && out_.graph.task(pass.last).kind == sim::TaskKind::kCollective && last_compute != sim::kNone)
         out_.graph.add_dependency(last_compute, id);
       before_compute = pass.last;
+      prev_compute = last_compute;
       last_compute = id;
     }
     if (pass.first == sim::kNone) pass.first = id;

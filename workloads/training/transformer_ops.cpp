@@ -162,6 +162,7 @@ LayerDims LayerDims::from(const ModelSpec& model, const TrainingConfig& cfg) {
   d.act_dtype = d.act_bytes == 4 ? DType::kFp32 : DType::kBf16;
   d.tp = t;
   d.sp = cfg.parallelism.sequence_parallel && t > 1;
+  d.tp_async_backward = cfg.tp_backward_overlap && !cfg.tp_comm_overlap && t > 1;
   d.gated = model.gated_mlp;
   d.rope = model.position == PositionKind::kRope;
   d.rms_norm = model.norm == NormKind::kRmsNorm;
@@ -355,6 +356,32 @@ std::vector<Op> layer_forward(const LayerDims& d) {
   return with_fp8_casts(std::move(ops), d);
 }
 
+// The backward of a column-parallel linear layer (QKV, MLP up): input-gradient and weight-gradient
+// GEMMs, then the input gradient's all-reduce (reduce-scatter under SP). With Megatron-LM's
+// asynchronous TP communication (LinearWithGradAccumulationAndAsyncCommunication) the SP
+// all-gather of the layer's input, which the forward did not keep, runs beside the input-gradient
+// GEMM and the reduction beside the weight-gradient GEMM.
+void column_parallel_backward(std::vector<Op>& ops, const LayerDims& d, Op dgrad, Op wgrad, std::string_view gather,
+                              std::string_view reduce) {
+  const double bytes = d.tokens * d.hidden * d.act_bytes;
+  if (!d.tp_async_backward) {
+    ops.push_back(dgrad);
+    ops.push_back(wgrad);
+    tp_comm(ops, reduce, block_exit(d), bytes, d.tp);
+    return;
+  }
+  dgrad.own_task = true;
+  ops.push_back(dgrad);
+  if (d.sp) {
+    tp_comm(ops, gather, sim::CommKind::kAllGather, bytes, d.tp);
+    ops.back().async = true;
+  }
+  wgrad.own_task = true;
+  ops.push_back(wgrad);
+  tp_comm(ops, reduce, block_exit(d), bytes, d.tp);
+  ops.back().async = true;
+}
+
 std::vector<Op> layer_backward(const LayerDims& d) {
   const double e = d.act_bytes, T = d.tokens, Tr = d.replicated_tokens(), h = d.hidden;
   const double qkv = (d.heads + 2 * d.kv_heads) * d.head_dim;
@@ -370,9 +397,8 @@ std::vector<Op> layer_backward(const LayerDims& d) {
     ops.push_back(weight_gradient("mlp.down_wgrad", h, d.ffn, T, e));
     ops.push_back(memory("mlp.act_bwd", d.gated ? models::MemoryOp::kSiluMulBackward : models::MemoryOp::kGeluBackward,
                          d, T, d.ffn));
-    ops.push_back(gemm("mlp.up_dgrad", T, h, up, e));
-    ops.push_back(weight_gradient("mlp.up_wgrad", up, h, T, e));
-    tp_comm(ops, d.sp ? "tp.reducescatter_mlp_bwd" : "tp.allreduce_mlp_bwd", block_exit(d), T * h * e, d.tp);
+    column_parallel_backward(ops, d, gemm("mlp.up_dgrad", T, h, up, e), weight_gradient("mlp.up_wgrad", up, h, T, e),
+                             "tp.allgather_mlp_input_bwd", d.sp ? "tp.reducescatter_mlp_bwd" : "tp.allreduce_mlp_bwd");
   }
   ops.push_back(memory("ln2_bwd", norm(d, true), d, Tr, h));
   ops.push_back(memory("dropout_add1_bwd", Tr * h * (2 * e + 1)));
@@ -380,14 +406,14 @@ std::vector<Op> layer_backward(const LayerDims& d) {
   ops.push_back(gemm("attn.out_dgrad", T, ctx, h, e));
   ops.push_back(weight_gradient("attn.out_wgrad", ctx, h, T, e));
   attention_core_backward(ops, d);
-  if (d.mla) {
+  if (d.mla) {  // several projections: their reductions stay synchronous
     mla_projections_backward(ops, d);
+    tp_comm(ops, d.sp ? "tp.reducescatter_attn_bwd" : "tp.allreduce_attn_bwd", block_exit(d), T * h * e, d.tp);
   } else {
     if (d.rope) ops.push_back(memory("rope_bwd", models::MemoryOp::kRopeBackward, d, T, (d.heads + d.kv_heads) * d.head_dim));
-    ops.push_back(gemm("qkv_dgrad", T, h, qkv, e));
-    ops.push_back(weight_gradient("qkv_wgrad", qkv, h, T, e));
+    column_parallel_backward(ops, d, gemm("qkv_dgrad", T, h, qkv, e), weight_gradient("qkv_wgrad", qkv, h, T, e),
+                             "tp.allgather_attn_input_bwd", d.sp ? "tp.reducescatter_attn_bwd" : "tp.allreduce_attn_bwd");
   }
-  tp_comm(ops, d.sp ? "tp.reducescatter_attn_bwd" : "tp.allreduce_attn_bwd", block_exit(d), T * h * e, d.tp);
   ops.push_back(memory("ln1_bwd", norm(d, true), d, Tr, h));
   return with_fp8_casts(std::move(ops), d);
 }

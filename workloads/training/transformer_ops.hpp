@@ -26,6 +26,9 @@ struct Op {
   // kGemm: batch x [m,k]x[k,n]
   double m = 0, n = 0, k = 0, batch = 1;
   bool weight_grad = false;  // a weight-gradient GEMM (zero-bubble schedules run these separately)
+  // The lowering starts a task at this op, so that an asynchronous collective after it runs
+  // beside exactly this kernel.
+  bool own_task = false;
   // kAttention: a FlashAttention kernel (forward or backward) over these sequences
   models::AttentionShape attention;
   bool backward = false;
@@ -42,6 +45,9 @@ struct Op {
   sim::CommKind comm = sim::CommKind::kAllReduce;
   double comm_bytes = 0;
   CommGroup group = CommGroup::kTensor;
+  // Asynchronous: issued once the compute before the op just ahead of it is done, it runs beside
+  // that op (an own_task kernel); what follows waits for both.
+  bool async = false;
 };
 
 // Per-micro-batch dimensions that every op builder needs.
@@ -70,6 +76,7 @@ struct LayerDims {
   // The dimensions of routed layer `layer` of `model` (unchanged for a dense layer).
   LayerDims for_layer(const ModelSpec& model, int layer) const;
   bool sp = false;        // sequence parallel
+  bool tp_async_backward = false;  // TrainingConfig::tp_backward_overlap, with tp > 1
   bool gated = false;
   bool rope = false;
   bool rms_norm = false;  // RMSNorm (Llama family) instead of LayerNorm (GPT)
