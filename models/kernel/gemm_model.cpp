@@ -74,6 +74,7 @@ struct Problem {
   double m, n, k, batch, e;
   double eo;          // operand bytes per element, block scales included (fp4)
   bool smem_unbound;  // the MMA reads its operands from shared memory itself (Blackwell)
+  bool cluster_multicast;  // two-CTA clusters share each B slice through TMA multicast (Hopper)
   double sms, inv_sms, inv_rate_sm, inv_smem_bw, inv_l2_bw, inv_hbm_bw, latency, l2_half, bk, inv_bk;
   double a, b, c;  // operand and result bytes of one product
   double launch, tile_overhead;
@@ -88,6 +89,7 @@ Problem make_problem(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype,
   q.e = dtype_bytes(dtype);
   q.eo = operand_bytes(dtype);
   q.smem_unbound = mma_reads_shared_memory_directly(gpu);
+  q.cluster_multicast = gpu.architecture == "hopper";
   q.sms = gpu.sm_count;
   q.inv_sms = 1 / q.sms;
   q.inv_rate_sm = 1 / (matrix_rate_per_sm(gpu, dtype) * p.matrix_efficiency_for(dtype));
@@ -123,7 +125,7 @@ struct TileSetup {
   double occ, slots, inv_slots, tm, tn;
   double mma_per_k;       // s per K element of one tile on its SM
   double smem_per_k;      // s per K element: tile fills plus every warp's fragment reads
-  double l2_per_k;        // operand bytes per K element of one tile (rows and columns present)
+  double l2_per_k;        // operand bytes per K element of one tile read from L2 (rows and columns present)
   double hbm_unsplit;     // A (re-read once per wave block that needs it), B, C
   double stream_per_k;    // s per K element for one CTA streaming at Little's-law rate
 };
@@ -138,7 +140,12 @@ TileSetup setup(const Problem& q, const GemmTile& t, double occ) {
   s.mma_per_k = 2.0 * t.bm * t.bn * q.inv_rate_sm / t.sms;  // per SM group (one SM, or a pair)
   const double warp_cols = static_cast<double>(t.warps) / t.warp_rows;
   s.smem_per_k = (t.warps * (t.bm / t.warp_rows + t.bn / warp_cols) + (t.bm + t.bn)) * q.e * q.inv_smem_bw;
-  s.l2_per_k = (std::min<double>(t.bm, q.m) + std::min<double>(t.bn, q.n)) * q.eo;
+  // Hopper: cuBLAS's sm90 kernels run as clusters of two CTAs along M ("cluster2x1x1" in their
+  // names) whose tensor memory accelerator multicasts each B slice to both, so the pair reads it
+  // from L2 once; each CTA still receives the whole slice (the streaming term below).
+  const double delivered = (std::min<double>(t.bm, q.m) + std::min<double>(t.bn, q.n)) * q.eo;
+  const double b_share = q.cluster_multicast && s.tm >= 2 ? 0.5 : 1.0;
+  s.l2_per_k = (std::min<double>(t.bm, q.m) + b_share * std::min<double>(t.bn, q.n)) * q.eo;
   // A wave covers the squarest block of tiles (CUTLASS's swizzle): operands that do not fit in
   // L2 are read once per block of the other dimension.
   const double wave_tiles = std::min(s.tm * s.tn, s.slots);
@@ -148,7 +155,7 @@ TileSetup setup(const Problem& q, const GemmTile& t, double occ) {
   const double b_reads = q.b <= q.l2_half ? 1 : std::ceil(s.tm / rows);
   s.hbm_unsplit = (q.a * a_reads + q.b * b_reads + q.c) * q.batch;
   // Little's law per CTA: (stages - 1) operand slices in flight over the loaded latency.
-  s.stream_per_k = s.l2_per_k * q.latency / ((t.stages - 1) * (t.bm + t.bn) * kStageKBytes);
+  s.stream_per_k = delivered * q.latency / ((t.stages - 1) * (t.bm + t.bn) * kStageKBytes);
   return s;
 }
 

@@ -8,7 +8,8 @@
 // and charges the longest of
 //   matrix   ceil(tiles/SMs) tile-FLOPs (padded to the tile) over the per-SM matrix rate
 //   smem     the warps' operand reads over the per-SM shared-memory bandwidth
-//   l2       every tile's operand slices over the L2 bandwidth
+//   l2       every tile's operand slices over the L2 bandwidth (Hopper: two-CTA clusters read
+//            each B slice once and multicast it to both)
 //   hbm      A and B once if they fit in L2, else once per wave block that needs them (a wave
 //            covers the squarest block of tiles, as CUTLASS's swizzle does), plus C and the
 //            fp32 split-K partials, over the achieved HBM bandwidth

@@ -199,3 +199,19 @@ TEST_CASE("gemm: compute beyond the power window runs at the sustained clock") {
   CHECK(gemm_time(a100, loaded, DType::kBf16, 1, 8192, 8192).time_s ==
         doctest::Approx(gemm_time(a100, burst, DType::kBf16, 1, 8192, 8192).time_s));
 }
+
+// Hopper's large GEMMs against the measured maximum achievable matmul rate at the MAMF finder's
+// best shape (gpu_specs.yaml, ml-engineering, H100 SXM: bf16 794.5 TFLOP/s at 2048x2048x13312,
+// fp8 1402.6). cuBLAS's sm90 kernels multicast each B slice to a two-CTA cluster; without that
+// the L2 term capped bf16 at 642 TFLOP/s (0.81 x MAMF) with the A100-fitted L2 efficiency.
+TEST_CASE("gemm: an H100 GEMM at the MAMF shape runs near the measured MAMF and not above it") {
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  const KernelParams p = KernelParams::defaults_for(h100);
+  for (const auto& [dtype, mamf] : {std::pair{DType::kBf16, 794.5e12}, std::pair{DType::kFp8, 1402.6e12}}) {
+    CAPTURE(dtype_name(dtype));
+    const KernelCost c = gemm_time(h100, p, dtype, 2048, 2048, 13312);
+    const double rate = c.flops / c.time_s;
+    CHECK(rate <= mamf);
+    CHECK(rate > 0.85 * mamf);
+  }
+}
