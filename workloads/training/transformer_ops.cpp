@@ -163,6 +163,7 @@ LayerDims LayerDims::from(const ModelSpec& model, const TrainingConfig& cfg) {
   d.tp = t;
   d.sp = cfg.parallelism.sequence_parallel && t > 1;
   d.tp_async_backward = cfg.tp_backward_overlap && !cfg.tp_comm_overlap && t > 1;
+  d.tp_userbuffers = cfg.tp_comm_overlap && d.sp;
   d.gated = model.gated_mlp;
   d.rope = model.position == PositionKind::kRope;
   d.rms_norm = model.norm == NormKind::kRmsNorm;
@@ -324,6 +325,17 @@ void mla_projections_backward(std::vector<Op>& ops, const LayerDims& d) {
   }
 }
 
+// Transformer Engine's userbuffers overlap a TP collective with its GEMM by splitting the GEMM
+// along M (transformer_engine/pytorch/module/base.py, initialize_ub defaults): a ring exchange
+// of tp steps for the all-gather before QKV and FC1 (and before the dgrad of the output
+// projections in the backward), a pipeline of 4 splits for the reduce-scatter after the output
+// projections. Each chunk is a GEMM of its own, with the wave quantization of m / chunks rows.
+Op chunked(Op op, const LayerDims& d, int chunks) {
+  if (d.tp_userbuffers) op.chunks = chunks;
+  return op;
+}
+constexpr int kPipelineSplits = 4;
+
 std::vector<Op> layer_forward(const LayerDims& d) {
   const double e = d.act_bytes, T = d.tokens, Tr = d.replicated_tokens(), h = d.hidden;
   const double qkv = (d.heads + 2 * d.kv_heads) * d.head_dim;
@@ -335,11 +347,11 @@ std::vector<Op> layer_forward(const LayerDims& d) {
   if (d.mla) {
     mla_projections_forward(ops, d);
   } else {
-    ops.push_back(gemm("qkv", T, qkv, h, e));
+    ops.push_back(chunked(gemm("qkv", T, qkv, h, e), d, d.tp));
     if (d.rope) ops.push_back(memory("rope", models::MemoryOp::kRope, d, T, (d.heads + d.kv_heads) * d.head_dim));
   }
   attention_core_forward(ops, d);
-  ops.push_back(gemm("attn.out", T, h, ctx, e));
+  ops.push_back(chunked(gemm("attn.out", T, h, ctx, e), d, kPipelineSplits));
   tp_comm(ops, d.sp ? "tp.reducescatter_attn" : "tp.allreduce_attn", block_exit(d), T * h * e, d.tp);
   ops.push_back(memory("dropout_add1", Tr * h * (3 * e + 1)));
   ops.push_back(memory("ln2", norm(d, false), d, Tr, h));
@@ -347,9 +359,9 @@ std::vector<Op> layer_forward(const LayerDims& d) {
     moe_forward(ops, d);
   } else {
     if (d.sp) tp_comm(ops, "tp.allgather_mlp", sim::CommKind::kAllGather, T * h * e, d.tp);
-    ops.push_back(gemm("mlp.up", T, up, h, e));
+    ops.push_back(chunked(gemm("mlp.up", T, up, h, e), d, d.tp));
     ops.push_back(memory("mlp.act", d.gated ? models::MemoryOp::kSiluMul : models::MemoryOp::kGelu, d, T, d.ffn));
-    ops.push_back(gemm("mlp.down", T, h, d.ffn, e));
+    ops.push_back(chunked(gemm("mlp.down", T, h, d.ffn, e), d, kPipelineSplits));
     tp_comm(ops, d.sp ? "tp.reducescatter_mlp" : "tp.allreduce_mlp", block_exit(d), T * h * e, d.tp);
   }
   ops.push_back(memory("dropout_add2", Tr * h * (3 * e + 1)));
@@ -393,7 +405,7 @@ std::vector<Op> layer_backward(const LayerDims& d) {
     moe_backward(ops, d);
   } else {
     if (d.sp) tp_comm(ops, "tp.allgather_mlp_bwd", sim::CommKind::kAllGather, T * h * e, d.tp);
-    ops.push_back(gemm("mlp.down_dgrad", T, d.ffn, h, e));
+    ops.push_back(chunked(gemm("mlp.down_dgrad", T, d.ffn, h, e), d, d.tp));
     ops.push_back(weight_gradient("mlp.down_wgrad", h, d.ffn, T, e));
     ops.push_back(memory("mlp.act_bwd", d.gated ? models::MemoryOp::kSiluMulBackward : models::MemoryOp::kGeluBackward,
                          d, T, d.ffn));
@@ -403,7 +415,7 @@ std::vector<Op> layer_backward(const LayerDims& d) {
   ops.push_back(memory("ln2_bwd", norm(d, true), d, Tr, h));
   ops.push_back(memory("dropout_add1_bwd", Tr * h * (2 * e + 1)));
   if (d.sp) tp_comm(ops, "tp.allgather_attn_bwd", sim::CommKind::kAllGather, T * h * e, d.tp);
-  ops.push_back(gemm("attn.out_dgrad", T, ctx, h, e));
+  ops.push_back(chunked(gemm("attn.out_dgrad", T, ctx, h, e), d, d.tp));
   ops.push_back(weight_gradient("attn.out_wgrad", ctx, h, T, e));
   attention_core_backward(ops, d);
   if (d.mla) {  // several projections: their reductions stay synchronous

@@ -25,6 +25,9 @@ struct Op {
   OpKind kind = OpKind::kMemory;
   // kGemm: batch x [m,k]x[k,n]
   double m = 0, n = 0, k = 0, batch = 1;
+  // kGemm: run as `chunks` consecutive kernels over m / chunks rows each (Transformer Engine's
+  // userbuffers split a GEMM to pipeline it with its TP collective)
+  int chunks = 1;
   bool weight_grad = false;  // a weight-gradient GEMM (zero-bubble schedules run these separately)
   // The lowering starts a task at this op, so that an asynchronous collective after it runs
   // beside exactly this kernel.
@@ -77,6 +80,7 @@ struct LayerDims {
   LayerDims for_layer(const ModelSpec& model, int layer) const;
   bool sp = false;        // sequence parallel
   bool tp_async_backward = false;  // TrainingConfig::tp_backward_overlap, with tp > 1
+  bool tp_userbuffers = false;     // TrainingConfig::tp_comm_overlap under SP: GEMMs chunked beside their collectives
   bool gated = false;
   bool rope = false;
   bool rms_norm = false;  // RMSNorm (Llama family) instead of LayerNorm (GPT)
