@@ -106,7 +106,8 @@ TEST_CASE("NCCL buffers: 64 MiB per communicator a GPU uses, fragmentation 5% of
   CHECK(communication_buffer_bytes(one, 1, false) == 0);
   const ModelSpec m = testing::gpt(8, 4096, 32);
   const TrainingPlan plan(m, testing::config(2, 2, 2, 8), 8, 8);
-  const StageMemory& s = training_memory(plan).stages[0];
+  const MemoryReport report = training_memory(plan);  // a reference into a temporary would dangle (ASan)
+  const StageMemory& s = report.stages[0];
   CHECK(s.buffers == doctest::Approx(3 * mib64));
   CHECK(s.fragmentation == doctest::Approx(0.05 * (s.activations + s.buffers)));
   CHECK(s.total() == doctest::Approx(s.weights + s.gradients + s.optimizer + s.activations + s.buffers + s.fragmentation));

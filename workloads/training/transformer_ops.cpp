@@ -370,13 +370,14 @@ std::vector<Op> layer_forward(const LayerDims& d) {
 
 // The backward of a column-parallel linear layer (QKV, MLP up): input-gradient and weight-gradient
 // GEMMs, then the input gradient's all-reduce (reduce-scatter under SP). With Megatron-LM's
-// asynchronous TP communication (LinearWithGradAccumulationAndAsyncCommunication) the SP
-// all-gather of the layer's input, which the forward did not keep, runs beside the input-gradient
-// GEMM and the reduction beside the weight-gradient GEMM.
+// asynchronous TP communication (LinearWithGradAccumulationAndAsyncCommunication), and with
+// Transformer Engine's userbuffers (their "bulk" overlaps), the SP all-gather of the layer's input,
+// which the forward did not keep, runs beside the input-gradient GEMM and the reduction beside the
+// weight-gradient GEMM.
 void column_parallel_backward(std::vector<Op>& ops, const LayerDims& d, Op dgrad, Op wgrad, std::string_view gather,
                               std::string_view reduce) {
   const double bytes = d.tokens * d.hidden * d.act_bytes;
-  if (!d.tp_async_backward) {
+  if (!d.tp_async_backward && !d.tp_userbuffers) {
     ops.push_back(dgrad);
     ops.push_back(wgrad);
     tp_comm(ops, reduce, block_exit(d), bytes, d.tp);
