@@ -24,14 +24,18 @@ struct Times {
   double iteration = 0, kernels = 0, collectives = 0;
 };
 
+// One TP group of 8 on a DGX A100 node: `layers` 8192-wide GPT layers under `cfg` (tp 8).
+TrainingResult simulate_tp8(int layers, const TrainingConfig& cfg, const models::CollectiveParams& collective) {
+  const topologies::Cluster cluster = testing::dgx_a100_node();
+  const TrainingPlan plan(testing::gpt(layers, 8192, 64), cfg, 8, 8);
+  return simulate_training({plan, cluster, models::KernelParams::defaults_for(cluster.gpu), collective, {}});
+}
+
 Times run(bool overlap, const models::CollectiveParams& collective = {}) {
-  const ModelSpec model = testing::gpt(8, 8192, 64);
   TrainingConfig cfg = testing::config(8, 1, 1, 4);
   cfg.parallelism.sequence_parallel = true;
   cfg.tp_comm_overlap = overlap;
-  const topologies::Cluster cluster = testing::dgx_a100_node();
-  const TrainingPlan plan(model, cfg, 8, 8);
-  const TrainingResult r = simulate_training({plan, cluster, models::KernelParams::defaults_for(cluster.gpu), collective, {}});
+  const TrainingResult r = simulate_tp8(8, cfg, collective);
   Times t;
   t.iteration = r.iteration_time_s;
   for (sim::TaskId id = 0; id < r.graph->graph.task_count(); ++id) {
@@ -101,15 +105,12 @@ struct AsyncRun {
 };
 
 AsyncRun run_async(bool async, bool sp) {
-  const ModelSpec model = testing::gpt(4, 8192, 64);
   TrainingConfig cfg = testing::config(8, 1, 1, 2);
   cfg.parallelism.sequence_parallel = sp;
   cfg.tp_backward_overlap = async;
-  const topologies::Cluster cluster = testing::dgx_a100_node();
-  const TrainingPlan plan(model, cfg, 8, 8);
   models::CollectiveParams coll;
   coll.collective_sms = 0;  // the closed form below has no SM sharing
-  const TrainingResult r = simulate_training({plan, cluster, models::KernelParams::defaults_for(cluster.gpu), coll, {}});
+  const TrainingResult r = simulate_tp8(4, cfg, coll);
   AsyncRun out;
   out.iteration = r.iteration_time_s;
   const auto& g = r.graph->graph;

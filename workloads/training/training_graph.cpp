@@ -224,13 +224,8 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
     // first, with the embedding (or, on a stage without it, before its first layer).
     const bool gathers = overlaps_param_gather() && !weights_gathered_[stage][step.chunk];
     if (gathers) weights_gathered_[stage][step.chunk] = true;
-    double outer = 0;
-    if (gathers && step.chunk == 0) {
-      outer = stage_parameters(plan_, stage).dense;
-      for (int c = 0; c < plan_.chunks(); ++c)
-        for (int l = 0; l < plan_.layers_in(stage, c); ++l) outer -= layer_parameters(plan_, plan_.first_layer(stage, c) + l).dense;
-    }
-    if (gathers && outer > 0) emit_gathered_layer(s.embed_fwd, stage, -1, outer, pass);
+    const double outer = gathers && step.chunk == 0 ? stage_outer_parameters(plan_, stage).dense : 0;
+    if (outer > 0) emit_gathered_layer(s.embed_fwd, stage, -1, outer, pass);
     else emit(s.embed_fwd, stage, kForwardTask, pass);
     for (int l = 0; l < static_cast<int>(s.fwd.size()); ++l) {
       if (gathers) emit_gathered_layer(s.fwd[l], stage, first_layer + l, 0, pass);

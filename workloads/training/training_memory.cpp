@@ -64,20 +64,25 @@ SharedParameters layer_parameters(const TrainingPlan& plan, int layer) {
 }
 
 // Megatron keeps a copy of a tied embedding on the last stage when pp > 1.
-SharedParameters stage_parameters(const TrainingPlan& plan, int stage) {
+SharedParameters stage_outer_parameters(const TrainingPlan& plan, int stage) {
   const ModelSpec& m = plan.model();
   const int tp = plan.par().tp, pp = plan.par().pp;
   SharedParameters p;
-  for (int c = 0; c < plan.chunks(); ++c)
-    for (int l = 0; l < plan.layers_in(stage, c); ++l) {
-      const SharedParameters layer = layer_parameters(plan, plan.first_layer(stage, c) + l);
-      p.dense += layer.dense, p.expert += layer.expert;
-    }
   if (stage == 0) p.dense += m.embedding_parameter_count() / tp;
   if (stage == pp - 1) {
     p.dense += m.head_parameter_count() / tp;
     if (m.tied_embeddings && pp > 1) p.dense += static_cast<double>(m.vocab * m.hidden) / tp;
   }
+  return p;
+}
+
+SharedParameters stage_parameters(const TrainingPlan& plan, int stage) {
+  SharedParameters p = stage_outer_parameters(plan, stage);
+  for (int c = 0; c < plan.chunks(); ++c)
+    for (int l = 0; l < plan.layers_in(stage, c); ++l) {
+      const SharedParameters layer = layer_parameters(plan, plan.first_layer(stage, c) + l);
+      p.dense += layer.dense, p.expert += layer.expert;
+    }
   return p;
 }
 

@@ -41,6 +41,9 @@ struct SharedParameters {
 };
 SharedParameters layer_parameters(const TrainingPlan& plan, int layer);
 SharedParameters stage_parameters(const TrainingPlan& plan, int stage);
+// What a stage holds besides its layers: the embedding (first stage), the final norm and LM head
+// and, with tied embeddings under pipelining, the embedding's copy (last stage).
+SharedParameters stage_outer_parameters(const TrainingPlan& plan, int stage);
 // Activation bytes of one transformer layer and one micro-batch on one GPU (the plan-free form
 // serves the planner's estimate).
 double layer_activation_bytes(const ModelSpec& model, const TrainingConfig& config);
