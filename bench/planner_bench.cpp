@@ -1,6 +1,6 @@
 // Plan-search speed: for each scenario, the stage-1 pieces separately (enumeration, constraint
 // checks, closed-form estimates with warm per-layer tables, the cold tables) and the whole
-// search; prints candidates per second. Always exits 0.
+// search; prints candidates per second. Exits 1 when a scenario cannot be loaded.
 //   exasim-planner-bench [SCENARIO.yaml ...]   (default: the GPT-3 1024-GPU and Llama 16k scenarios)
 #include <chrono>
 #include <cstdio>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hw/catalog.hpp"
+#include "hw/error.hpp"
 #include "workloads/planner/plan_constraints.hpp"
 #include "workloads/planner/plan_evaluation.hpp"
 #include "workloads/planner/plan_search.hpp"
@@ -72,6 +73,18 @@ int main(int argc, char** argv) {
     const std::string dir = std::string(EXASIM_SOURCE_DIR) + "/configs/scenarios/";
     paths = {dir + "gpt3-175b-a100-1024.yaml", dir + "llama3.1-405b-h100-16k.yaml"};
   }
-  for (const std::string& p : paths) bench(catalog, p);
-  return 0;
+  int failed = 0;
+  for (const std::string& p : paths) {
+    if (p == "-h" || p == "--help") {
+      std::printf("usage: %s [SCENARIO.yaml ...]\n", argv[0]);
+      return 0;
+    }
+    try {
+      bench(catalog, p);
+    } catch (const Error& e) {  // a bad path or scenario: say which, go on with the others
+      std::fprintf(stderr, "%s: %s\n", argv[0], e.describe().c_str());
+      failed = 1;
+    }
+  }
+  return failed;
 }

@@ -1,7 +1,7 @@
 // Training simulation speed, symmetry against every rank simulated (simulation.all_ranks): wall
 // time, tasks and events of one iteration, and whether the two agree. The training issue's
 // targets for Llama 3.1 405B on 16,384 H100 (TP8 PP16 DP128, interleaved): under 5 s with
-// symmetry, under 60 s with all ranks. Always exits 0.
+// symmetry, under 60 s with all ranks. Exits 1 when a scenario cannot be loaded.
 //   exasim-training-bench [SCENARIO.yaml ...]   (default: the Llama 16k and GPT-3 1024-GPU scenarios)
 #include <chrono>
 #include <cstdio>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hw/catalog.hpp"
+#include "hw/error.hpp"
 #include "workloads/planner/planner_inputs.hpp"
 #include "workloads/training/training_simulation.hpp"
 
@@ -49,6 +50,18 @@ int main(int argc, char** argv) {
     const std::string dir = std::string(EXASIM_SOURCE_DIR) + "/configs/scenarios/";
     paths = {dir + "llama3.1-405b-h100-16k.yaml", dir + "gpt3-175b-a100-1024.yaml"};
   }
-  for (const std::string& p : paths) bench(catalog, p);
-  return 0;
+  int failed = 0;
+  for (const std::string& p : paths) {
+    if (p == "-h" || p == "--help") {
+      std::printf("usage: %s [SCENARIO.yaml ...]\n", argv[0]);
+      return 0;
+    }
+    try {
+      bench(catalog, p);
+    } catch (const Error& e) {  // a bad path or scenario: say which, go on with the others
+      std::fprintf(stderr, "%s: %s\n", argv[0], e.describe().c_str());
+      failed = 1;
+    }
+  }
+  return failed;
 }

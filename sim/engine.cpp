@@ -1,5 +1,7 @@
 #include "sim/engine.hpp"
 
+#include "sim/huge_pages.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -25,12 +27,13 @@ struct Later {
   }
 };
 
-// Where one stream is in its program: the next unstarted task, and whether a task is running.
+// Where one stream is in its program: the next unstarted task (kNone at the end), and whether a
+// task is running. The task after it is next_in_stream_[head]: reading that beside the task's
+// other state is cheaper than a separate program array per stream (a completion checks a
+// successor against its stream's head, which with every rank simulated was a cache miss each).
 struct StreamCursor {
-  const TaskId* next;
-  const TaskId* end;
-  bool busy;
-  TaskId head() const noexcept { return next != end ? *next : kNone; }
+  TaskId head = kNone;
+  bool busy = false;
 };
 
 // State of one run(). Everything the hot loop touches is a flat vector built once up front.
@@ -87,6 +90,9 @@ class Run {
     const std::vector<TaskId>& to = g_.edge_to();
     const std::size_t n = tasks_.size();
     if (from.size() >= kNone) throw std::invalid_argument("Engine: more than 2^32 - 1 dependency edges");
+    reserve_huge(succ_begin_, n + 1);
+    reserve_huge(remaining_, n);
+    reserve_huge(succ_, from.size());
     succ_begin_.assign(n + 1, 0);
     remaining_.assign(n, 0);
     for (std::size_t e = 0; e < from.size(); ++e) {
@@ -101,15 +107,19 @@ class Run {
 
   void build_streams() {
     streams_.resize(g_.streams().size());
+    reserve_huge(next_in_stream_, tasks_.size());
+    next_in_stream_.assign(tasks_.size(), kNone);
     for (StreamId s = 0; s < streams_.size(); ++s) {
       const std::vector<TaskId>& program = g_.stream_tasks(s);
-      streams_[s] = StreamCursor{program.data(), program.data() + program.size(), false};
+      streams_[s] = StreamCursor{program.empty() ? kNone : program.front(), false};
+      for (std::size_t i = 0; i + 1 < program.size(); ++i) next_in_stream_[program[i]] = program[i + 1];
     }
     if (!slowing_) return;
     device_share_.assign(g_.devices().size(), 0.0);
     device_comms_.assign(g_.devices().size(), 0);
     device_streams_.assign(g_.devices().size(), {});
     running_.assign(streams_.size(), Slowed{});
+    reserve_huge(live_seq_, tasks_.size());
     live_seq_.assign(tasks_.size(), 0);
     for (StreamId s = 0; s < streams_.size(); ++s) device_streams_[g_.streams()[s].device].push_back(s);
   }
@@ -147,7 +157,7 @@ class Run {
       const StreamId s = tasks_[v].stream;
       if (s == kNone) {
         start(v, s, now);
-      } else if (!streams_[s].busy && streams_[s].head() == v) {
+      } else if (!streams_[s].busy && streams_[s].head == v) {
         start(v, s, now);
       }
     }
@@ -156,8 +166,8 @@ class Run {
 
   void try_start_head(StreamId s, Time now) {
     StreamCursor& c = streams_[s];
-    if (c.busy || c.next == c.end || remaining_[*c.next] != 0) return;
-    start(*c.next, s, now);
+    if (c.busy || c.head == kNone || remaining_[c.head] != 0) return;
+    start(c.head, s, now);
   }
 
   Event pop() {
@@ -189,7 +199,7 @@ class Run {
     if (shared_ && t.comm_op != kNone) {
       const std::uint32_t op = checked_op(id);
       timeline_.record(id, now, now);
-      ++streams_[s].next;
+      streams_[s].head = next_in_stream_[id];
       streams_[s].busy = true;
       ++stats_.events;
       if (slowing_) change_share(g_.streams()[s].device, share_of(id), now);
@@ -206,7 +216,7 @@ class Run {
     }
     const Time d = t.comm_op == kNone ? t.duration : comm_duration(id, now);
     if (s != kNone) {
-      ++streams_[s].next;
+      streams_[s].head = next_in_stream_[id];
       streams_[s].busy = true;
     }
     ++stats_.events;
@@ -295,6 +305,7 @@ class Run {
   std::vector<TaskId> succ_;
   std::vector<std::uint32_t> remaining_;  // unfinished dependencies per task
   std::vector<StreamCursor> streams_;
+  std::vector<TaskId> next_in_stream_;  // per task: the task after it on its stream (kNone: none)
   std::vector<Event> heap_;
   std::uint32_t seq_ = 0;
   std::size_t finished_ = 0;
@@ -330,7 +341,7 @@ class Run {
 std::string Run::deadlock_message() const {
   std::vector<char> unfinished(tasks_.size(), 0);
   for (const StreamCursor& c : streams_) {
-    for (const TaskId* p = c.next; p != c.end; ++p) unfinished[*p] = 1;
+    for (TaskId p = c.head; p != kNone; p = next_in_stream_[p]) unfinished[p] = 1;
   }
   // A barrier that started has finished (it takes no time); one still waiting never started.
   for (TaskId id = 0; id < tasks_.size(); ++id)
@@ -342,7 +353,7 @@ std::string Run::deadlock_message() const {
   const std::vector<TaskId>& to = g_.edge_to();
   int named = 0;
   for (StreamId s = 0; s < streams_.size() && named < 5; ++s) {
-    const TaskId h = streams_[s].head();
+    const TaskId h = streams_[s].head;
     if (h == kNone) continue;
     TaskId blocker = kNone;
     for (std::size_t e = 0; e < to.size() && blocker == kNone; ++e) {

@@ -1,5 +1,7 @@
 #include "sim/exec_graph.hpp"
 
+#include "sim/huge_pages.hpp"
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -118,9 +120,9 @@ void ExecGraph::add_dependency(TaskId before, TaskId after) {
 }
 
 void ExecGraph::reserve(std::size_t tasks, std::size_t edges) {
-  tasks_.reserve(tasks);
-  edge_from_.reserve(edges);
-  edge_to_.reserve(edges);
+  reserve_huge(tasks_, tasks);
+  reserve_huge(edge_from_, edges);
+  reserve_huge(edge_to_, edges);
 }
 
 std::uint32_t ExecGraph::intern(std::string_view label) {

@@ -48,16 +48,18 @@ struct TaskSpec {
   std::uint16_t category = 0;   // caller-defined tag for breakdowns (e.g. forward/backward/optimizer)
 };
 
+// 40 bytes, the 32-bit fields first (a graph of every rank holds tens of millions of them).
 struct Task {
   std::uint32_t label = 0;  // index into labels()
   TaskKind kind = TaskKind::kCompute;
   std::uint16_t category = 0;
   StreamId stream = 0;
+  std::uint32_t comm_op = kNone;
   Time duration = 0;
   double flops = 0;
   double bytes = 0;
-  std::uint32_t comm_op = kNone;
 };
+static_assert(sizeof(Task) == 40);
 
 class ExecGraph {
  public:

@@ -1,10 +1,17 @@
 #include "sim/timeline.hpp"
 
+#include "sim/huge_pages.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
 namespace exasim::sim {
+
+Timeline::Timeline(std::size_t tasks) {
+  reserve_huge(records_, tasks);
+  records_.resize(tasks);
+}
 
 Time Timeline::makespan() const {
   Time latest = 0;

@@ -13,7 +13,7 @@ struct TaskRecord {
 
 class Timeline {
  public:
-  explicit Timeline(std::size_t tasks = 0) : records_(tasks) {}
+  explicit Timeline(std::size_t tasks = 0);
   void record(TaskId id, Time start, Time end) { records_[id] = {start, end}; }
   const TaskRecord& operator[](TaskId id) const { return records_[id]; }
   const std::vector<TaskRecord>& records() const { return records_; }

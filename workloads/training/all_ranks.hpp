@@ -26,8 +26,8 @@ struct RankSimulation {
 };
 
 // The graph with every rank's copy of its stage's tasks. Replica q of stage s is global rank
-// q + (tp cp dp) s; replica 0's devices, streams and tasks keep the symmetric graph's ids, and
-// `stages` keeps naming them. Comm ops are rewritten per group instance (ranks shifted to the
+// q + (tp cp dp) s; replica 0's devices and streams keep the symmetric graph's ids, and `stages`
+// keeps naming them; replica q's copy of task x is task x (tp cp dp) + q (the join barriers follow). Comm ops are rewritten per group instance (ranks shifted to the
 // instance's members). Throws PlanError for a straggler rank outside the cluster.
 TrainingGraph expand_to_all_ranks(const TrainingGraph& symmetric, const TrainingPlan& plan,
                                   const std::vector<Straggler>& stragglers);
