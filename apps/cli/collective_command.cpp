@@ -55,6 +55,7 @@ int nodes_for(const CollectiveOptions& o, const hw::Catalog& catalog) {
 double parse_bytes(const std::string& text) {
   std::string why;
   const auto v = units::parse(text, units::Dimension::kBytes, &why);
+  if (v && *v < 0) why = "a size cannot be negative";
   if (!v || *v < 0) throw ConfigError("--bytes '" + text + "': " + why, {"<command line>", 0, "--bytes"}, "e.g. --bytes 64MiB");
   return *v;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -231,6 +232,9 @@ std::string closest(std::string_view key, const std::vector<std::string>& candid
 }
 
 Node load_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw IoError("is a directory, not a YAML file", {path, 0, ""}, "give the path of a .yaml file");
   std::ifstream in(path);
   if (!in) throw IoError("cannot open file", {path, 0, ""}, "check the path; it is read relative to the current directory");
   std::stringstream buf;

@@ -103,6 +103,20 @@ TEST_CASE("bad input 8: missing file") {
   CHECK(contains(r.output, "cannot open"));
 }
 
+TEST_CASE("bad input 8b: a folder given as the scenario") {
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  const CliResult r = run_cli("run '" + dir + "'");
+  check_clean_error(r);
+  CHECK(contains(r.output, "is a directory"));
+}
+
+TEST_CASE("bad input 8c: a negative collective size says why") {
+  const CliResult r = run_cli("collective --cluster dgx-a100 --op all_reduce --bytes -5 --ranks 8");
+  check_clean_error(r);
+  CHECK(contains(r.output, "--bytes"));
+  CHECK(contains(r.output, "cannot be negative"));
+}
+
 TEST_CASE("bad input 9: a unit that does not parse") {
   expect_error("unit", replace(kGood, "inter_node: {nic: ib-hdr-200, nics_per_node: 8}",
                                "inter_node: {nic: {base: ib-hdr-200, bandwidth: 200 parsecs}, nics_per_node: 8}"),
