@@ -8,7 +8,7 @@ namespace exasim::hw {
 namespace {
 using config::Node;
 using units::Dimension;
-int count(const Node& n) { return static_cast<int>(n.as_positive_int()); }
+int count(const Node& n) { return n.as_positive_count(); }
 const std::array<config::Field<CpuSpec>, 13> kFields = {{
     {"vendor", [](CpuSpec& s, const Node& n) { s.vendor = n.as_string(); }, false},
     {"cores", [](CpuSpec& s, const Node& n) { s.cores = count(n); }},

@@ -13,7 +13,7 @@ const std::array<config::Field<FabricSpec>, 6> kFields = {{
     {"link", [](FabricSpec& s, const Node& n) { s.link = n.as_string(); }, false},
     {"bandwidth", [](FabricSpec& s, const Node& n) { s.bandwidth = n.as_positive_quantity(Dimension::kBandwidth); }},
     {"latency", [](FabricSpec& s, const Node& n) { s.latency = n.as_nonnegative_quantity(Dimension::kTime); }},
-    {"max_gpus", [](FabricSpec& s, const Node& n) { s.max_gpus = static_cast<int>(n.as_positive_int()); }, false},
+    {"max_gpus", [](FabricSpec& s, const Node& n) { s.max_gpus = n.as_positive_count(); }, false},
     {"in_switch_reduction", [](FabricSpec& s, const Node& n) { s.in_switch_reduction = n.as_bool(); }, false},
 }};
 }  // namespace

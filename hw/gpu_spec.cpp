@@ -31,12 +31,12 @@ void apply_vector(GpuSpec& g, const Node& n) {
   }
 }
 
-int positive_int(const Node& n) { return static_cast<int>(n.as_positive_int()); }
+int positive_int(const Node& n) { return n.as_positive_count(); }
 
 const std::array<config::Field<GpuSpec>, 25> kFields = {{
     {"vendor", [](GpuSpec& g, const Node& n) { g.vendor = n.as_choice({"nvidia", "amd"}); }},
     {"architecture", [](GpuSpec& g, const Node& n) { g.architecture = n.as_string(); }},
-    {"sm_count", [](GpuSpec& g, const Node& n) { g.sm_count = static_cast<int>(n.as_positive_int()); }},
+    {"sm_count", [](GpuSpec& g, const Node& n) { g.sm_count = n.as_positive_count(); }},
     {"boost_clock", [](GpuSpec& g, const Node& n) { g.boost_clock_hz = n.as_positive_quantity(Dimension::kFrequency); }},
     {"peak", apply_peaks},
     {"vector_fp32", [](GpuSpec& g, const Node& n) { g.vector_fp32_flops = n.as_positive_quantity(Dimension::kFlopRate); }},

@@ -8,7 +8,7 @@ namespace exasim::hw {
 namespace {
 using config::Node;
 using units::Dimension;
-int count(const Node& n) { return static_cast<int>(n.as_positive_int()); }
+int count(const Node& n) { return n.as_positive_count(); }
 const std::array<config::Field<NodeSpec>, 12> kFields = {{
     {"gpu", [](NodeSpec& s, const Node& n) { s.gpu = n.as_string(); }},
     {"gpus_per_node", [](NodeSpec& s, const Node& n) { s.gpus_per_node = count(n); }},

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace exasim::config {
@@ -122,6 +123,20 @@ long long Node::as_nonnegative_int() const {
   const long long v = as_int();
   if (v < 0) fail("must not be negative, got " + node_.Scalar());
   return v;
+}
+
+int Node::as_positive_count() const {
+  const long long v = as_positive_int();
+  if (v > std::numeric_limits<int>::max())
+    fail("must be at most " + std::to_string(std::numeric_limits<int>::max()) + ", got " + node_.Scalar(), "is it a typo?");
+  return static_cast<int>(v);
+}
+
+int Node::as_count() const {
+  const long long v = as_nonnegative_int();
+  if (v > std::numeric_limits<int>::max())
+    fail("must be at most " + std::to_string(std::numeric_limits<int>::max()) + ", got " + node_.Scalar(), "is it a typo?");
+  return static_cast<int>(v);
 }
 
 double Node::as_quantity(units::Dimension d) const {

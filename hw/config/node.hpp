@@ -52,6 +52,10 @@ class Node {
   long long as_int() const;                      // integral number
   long long as_positive_int() const;             // >= 1
   long long as_nonnegative_int() const;          // >= 0
+  // Counts held in an int (GPUs, layers, batch sizes): as above, and at most 2^31 - 1, so that a
+  // typo like 1e12 is an error naming the key instead of a wrapped-around value.
+  int as_positive_count() const;                 // 1 .. 2^31 - 1
+  int as_count() const;                          // 0 .. 2^31 - 1
   double as_quantity(units::Dimension d) const;  // "900 GB/s" -> SI; bare number = SI
   double as_positive_quantity(units::Dimension d) const;     // > 0
   double as_nonnegative_quantity(units::Dimension d) const;  // >= 0

@@ -66,10 +66,10 @@ hw::CpuSpec read_spec(const config::Node& n, const std::string& name) {
   hw::CpuSpec s;
   s.name = name;
   s.vendor = "measured";
-  s.cores = static_cast<int>(n.required("cores").as_positive_int());
+  s.cores = n.required("cores").as_positive_count();
   s.base_clock_hz = n.required("base_clock").as_positive_quantity(Dimension::kFrequency);
-  s.simd_width_bits = static_cast<int>(n.required("simd_width_bits").as_positive_int());
-  s.fma_units_per_core = static_cast<int>(n.required("fma_units_per_core").as_positive_int());
+  s.simd_width_bits = n.required("simd_width_bits").as_positive_count();
+  s.fma_units_per_core = n.required("fma_units_per_core").as_positive_count();
   if (n.has("memory_bandwidth")) s.memory_bandwidth = n["memory_bandwidth"].as_positive_quantity(Dimension::kBandwidth);
   if (n.has("l3_size")) s.l3_bytes = n["l3_size"].as_positive_quantity(Dimension::kBytes);
   return s;
@@ -132,7 +132,7 @@ LoadedCpuCalibration read_cpu_calibration(const config::Node& cpu) {
   if (cpu.has("date")) out.info.date = cpu["date"].as_string();
   if (cpu.has("source")) out.info.source = cpu["source"].as_string();
   out.spec = read_spec(cpu.required("spec"), out.info.device);
-  p.all_threads = static_cast<int>(cpu.required("all_threads").as_positive_int());
+  p.all_threads = cpu.required("all_threads").as_positive_count();
   if (cpu.has("matrix_vector_parallel")) p.matrix_vector_parallel = cpu["matrix_vector_parallel"].as_bool();
   for (const auto& r : refs) {
     const config::Node n = leaf(cpu, split_dots(r.name), 0);

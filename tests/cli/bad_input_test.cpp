@@ -117,6 +117,16 @@ TEST_CASE("bad input 8c: a negative collective size says why") {
   CHECK(contains(r.output, "cannot be negative"));
 }
 
+TEST_CASE("bad input 8d: counts far beyond what can be simulated are refused at once, naming the key") {
+  // 1e12 used to wrap around in an int (an internal error); 1e9 nodes built a topology for minutes.
+  expect_error("huge-batch", replace(kGood, "global_batch: 64", "global_batch: 1e12"), "huge-batch.yaml:10: training.global_batch",
+               "at most 2147483647");
+  expect_error("many-steps", replace(kGood, "global_batch: 64", "global_batch: 1000000000"), "training.global_batch",
+               "more than the engine numbers");
+  expect_error("huge-cluster", replace(kGood, "nodes: 2", "nodes: 1e9"), "huge-cluster.yaml:5: cluster.nodes",
+               "1048576 devices");
+}
+
 TEST_CASE("bad input 9: a unit that does not parse") {
   expect_error("unit", replace(kGood, "inter_node: {nic: ib-hdr-200, nics_per_node: 8}",
                                "inter_node: {nic: {base: ib-hdr-200, bandwidth: 200 parsecs}, nics_per_node: 8}"),

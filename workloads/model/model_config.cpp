@@ -12,7 +12,7 @@ namespace {
 
 using config::Node;
 
-int count(const Node& n) { return static_cast<int>(n.as_positive_int()); }
+int count(const Node& n) { return n.as_positive_count(); }
 std::int64_t size(const Node& n) { return n.as_positive_int(); }
 
 MoeSpec moe_from(const Node& n) {
@@ -20,9 +20,9 @@ MoeSpec moe_from(const Node& n) {
   MoeSpec m;
   m.experts = count(n.required("experts"));
   m.top_k = count(n.required("top_k"));
-  if (n.has("shared_experts")) m.shared_experts = static_cast<int>(n["shared_experts"].as_nonnegative_int());
+  if (n.has("shared_experts")) m.shared_experts = n["shared_experts"].as_count();
   if (n.has("expert_ffn")) m.expert_ffn = size(n["expert_ffn"]);
-  if (n.has("dense_layers")) m.dense_layers = static_cast<int>(n["dense_layers"].as_nonnegative_int());
+  if (n.has("dense_layers")) m.dense_layers = n["dense_layers"].as_count();
   if (m.top_k > m.experts) n["top_k"].fail("top_k exceeds the number of experts");
   return m;
 }

@@ -26,7 +26,7 @@ void read_list(const Node& n, F&& read_one) {
 
 std::vector<int> read_ints(const Node& n) {
   std::vector<int> out;
-  read_list(n, [&](const Node& v) { out.push_back(static_cast<int>(v.as_positive_int())); });
+  read_list(n, [&](const Node& v) { out.push_back(v.as_positive_count()); });
   return out;
 }
 

@@ -36,25 +36,25 @@ std::string topology_names() {
 
 void read_shape(const Node& n, topologies::InterNode& in) {
   if (n.has("switch_radix")) {
-    in.switch_radix = static_cast<int>(n["switch_radix"].as_positive_int());
+    in.switch_radix = n["switch_radix"].as_positive_count();
     if (in.switch_radix < 2) n["switch_radix"].fail("a switch needs at least 2 ports");
   }
   if (n.has("tiers")) {
-    in.tiers = static_cast<int>(n["tiers"].as_positive_int());
+    in.tiers = n["tiers"].as_positive_count();
     if (in.tiers != 2 && in.tiers != 3) n["tiers"].fail("a fat-tree has 2 or 3 tiers");
   }
   if (n.has("dragonfly")) {
     const Node d = n["dragonfly"];
     d.check_keys({"groups", "routers_per_group", "global_links_per_router"});
-    if (d.has("groups")) in.dragonfly.groups = static_cast<int>(d["groups"].as_positive_int());
-    if (d.has("routers_per_group")) in.dragonfly.routers_per_group = static_cast<int>(d["routers_per_group"].as_positive_int());
+    if (d.has("groups")) in.dragonfly.groups = d["groups"].as_positive_count();
+    if (d.has("routers_per_group")) in.dragonfly.routers_per_group = d["routers_per_group"].as_positive_count();
     if (d.has("global_links_per_router"))
-      in.dragonfly.global_links_per_router = static_cast<int>(d["global_links_per_router"].as_positive_int());
+      in.dragonfly.global_links_per_router = d["global_links_per_router"].as_positive_count();
   }
   if (n.has("torus")) {
     const Node t = n["torus"];
     if (!t.is_sequence() || (t.size() != 2 && t.size() != 3)) t.fail("a torus has 2 or 3 dimensions", "e.g. torus: [4, 8]");
-    for (std::size_t i = 0; i < t.size(); ++i) in.torus_dims.push_back(static_cast<int>(t.at(i).as_positive_int()));
+    for (std::size_t i = 0; i < t.size(); ++i) in.torus_dims.push_back(t.at(i).as_positive_count());
   }
 }
 
@@ -68,9 +68,9 @@ void read_groups(const Node& n, const hw::Catalog& catalog, topologies::InterNod
       const Node g = groups.at(i);
       g.check_keys({"nodes", "nic", "nics_per_node"});
       topologies::NicGroup group;
-      group.nodes = static_cast<int>(g.required("nodes").as_positive_int());
+      group.nodes = g.required("nodes").as_positive_count();
       group.nic = catalog.nic(g.required("nic"));
-      if (g.has("nics_per_node")) group.nics_per_node = static_cast<int>(g["nics_per_node"].as_positive_int());
+      if (g.has("nics_per_node")) group.nics_per_node = g["nics_per_node"].as_positive_count();
       total += group.nodes;
       in.nic_groups.push_back(group);
     }
@@ -82,7 +82,7 @@ void read_groups(const Node& n, const hw::Catalog& catalog, topologies::InterNod
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const Node p = parts.at(i);
     topologies::ClusterPart part;
-    part.nodes = static_cast<int>(p.required("nodes").as_positive_int());
+    part.nodes = p.required("nodes").as_positive_count();
     part.network.push_back(read_inter_node(p, catalog, part.nodes));
     total += part.nodes;
     in.parts.push_back(std::move(part));
@@ -109,7 +109,7 @@ topologies::InterNode read_inter_node(const Node& n, const hw::Catalog& catalog,
   }
   const bool nic_needed = !n.has("nic_groups") && in.topology != "multi-cluster";
   if (nic_needed || n.has("nic")) in.nic = catalog.nic(n.required("nic"));
-  if (n.has("nics_per_node")) in.nics_per_node = static_cast<int>(n["nics_per_node"].as_positive_int());
+  if (n.has("nics_per_node")) in.nics_per_node = n["nics_per_node"].as_positive_count();
   if (n.has("gpu_nic_bandwidth"))
     in.gpu_nic_bandwidth = n["gpu_nic_bandwidth"].as_positive_quantity(units::Dimension::kBandwidth);
   if (n.has("oversubscription")) {
@@ -156,10 +156,17 @@ topologies::Cluster read_cluster(const Node& n, const hw::Catalog& catalog) {
   } else if (n.has("gpu")) c.gpu = catalog.gpu(n["gpu"]);
   else if (server) c.gpu = catalog.gpu(config::load_string(server->gpu, n.file()));
   else n.required("gpu");
-  if (n.has("gpus_per_node")) c.gpus_per_node = static_cast<int>(n["gpus_per_node"].as_positive_int());
+  if (n.has("gpus_per_node")) c.gpus_per_node = n["gpus_per_node"].as_positive_count();
   else if (server) c.gpus_per_node = server->gpus_per_node;
   else n.required("gpus_per_node");
-  c.nodes = static_cast<int>(n.required("nodes").as_positive_int());
+  c.nodes = n.required("nodes").as_positive_count();
+  // Building the topology of a much larger cluster takes minutes and gigabytes before anything
+  // else is checked: a count like 1e9 is a typo, not a plan.
+  constexpr long long kMaxDevices = 1 << 20;
+  if (static_cast<long long>(c.nodes) * c.gpus_per_node > kMaxDevices)
+    n["nodes"].fail(std::to_string(c.nodes) + " nodes x " + std::to_string(c.gpus_per_node) + " GPUs is more than the " +
+                        std::to_string(kMaxDevices) + " devices exasim builds a cluster of",
+                    "use fewer nodes");
   std::string default_fabric = server ? server->fabric : c.gpu.node_fabric;
   if (c.gpu.host_cpu && !n.has("intra_node")) {
     // One socket per node moves nothing inside the node: any fabric will do. Several sockets talk

@@ -58,7 +58,7 @@ SimulationConfig read_simulation(const Node& n) {
       item.expect_map();
       item.check_keys({"rank", "slowdown"});
       Straggler st;
-      st.rank = static_cast<std::uint32_t>(item.required("rank").as_nonnegative_int());
+      st.rank = static_cast<std::uint32_t>(item.required("rank").as_count());
       st.slowdown = item.required("slowdown").as_number();
       if (!(st.slowdown > 0)) item["slowdown"].fail("slowdown must be > 0 (kernel time factor)", "e.g. 1.2 for 20% slower kernels");
       s.stragglers.push_back(st);

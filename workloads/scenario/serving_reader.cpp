@@ -23,7 +23,7 @@ using serving::ServingConfig;
 // C++ runtimes with overlapped scheduling (TensorRT-LLM) are lower. Calibrate with `cpu_overhead`.
 constexpr double kDefaultCpuOverheadS = 1e-3;
 
-int positive(const Node& n) { return static_cast<int>(n.as_positive_int()); }
+int positive(const Node& n) { return n.as_positive_count(); }
 
 DType read_dtype(const Node& n, std::initializer_list<std::string_view> choices) {
   return *dtype_from_name(n.as_choice(choices));
@@ -119,7 +119,7 @@ void read_engine(const Node& n, ServingConfig& c) {
   if (n.has("router")) c.router = read_named(n["router"], serving::find_router, serving::router_names());
   if (n.has("max_batch_tokens")) c.max_batch_tokens = positive(n["max_batch_tokens"]);
   if (n.has("max_num_seqs")) c.max_num_seqs = positive(n["max_num_seqs"]);
-  if (n.has("chunked_prefill")) c.chunked_prefill = static_cast<int>(n["chunked_prefill"].as_nonnegative_int());
+  if (n.has("chunked_prefill")) c.chunked_prefill = n["chunked_prefill"].as_count();
   if (n.has("block_size")) c.block_tokens = positive(n["block_size"]);
   if (n.has("watermark")) c.watermark = n["watermark"].as_fraction();
   if (n.has("preemption"))

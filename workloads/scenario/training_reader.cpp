@@ -11,7 +11,7 @@ namespace {
 
 using config::Node;
 
-int positive(const Node& n) { return static_cast<int>(n.as_positive_int()); }
+int positive(const Node& n) { return n.as_positive_count(); }
 
 Parallelism read_parallelism(const Node& n, int cluster_gpus) {
   n.check_keys({"tp", "pp", "dp", "cp", "ep", "etp", "vpp", "sequence_parallel"});
@@ -65,7 +65,7 @@ TrainingConfig read_training(const Node& n, int cluster_gpus) {
       n["pipeline_schedule"].fail("schedule \"" + c.pipeline_schedule + "\" is not simulated yet", "use " + schedule_names());
   }
   if (n.has("zero")) {
-    c.zero = static_cast<int>(n["zero"].as_nonnegative_int());
+    c.zero = n["zero"].as_count();
     if (c.zero > 3) n["zero"].fail("ZeRO stage must be 0, 1, 2 or 3 (3 is FSDP)");
   }
   if (n.has("shard_group")) c.shard_group = positive(n["shard_group"]);

@@ -32,9 +32,11 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
   if (uneven > 0 && (middle <= 0 || (m.layers - uneven) <= 0 || (m.layers - uneven) % middle != 0))
     reject("training.first_stage_layers", "the " + str(m.layers - uneven) + " layers left after the first and last stage do not split evenly over the " +
                str(std::max(middle, 0)) + " middle virtual stages", "adjust first_stage_layers / last_stage_layers");
-  if (p.gpus() != cluster_gpus)
+  // In floating point: degrees of up to 2^31 - 1 each must not wrap around in the product.
+  const double product = static_cast<double>(p.tp) * p.pp * p.dp * p.cp;
+  if (product != cluster_gpus)
     reject("training.parallelism", "tp*pp*dp*cp = " + str(p.tp) + "*" + str(p.pp) + "*" + str(p.dp) + "*" + str(p.cp) +
-               " = " + str(p.gpus()) + " GPUs, but the cluster has " + str(cluster_gpus),
+               " = " + (product < 9e15 ? str(static_cast<long long>(product)) : std::to_string(product)) + " GPUs, but the cluster has " + str(cluster_gpus),
            "make the product equal the cluster's GPU count");
   if (p.tp > gpus_per_node)
     reject("training.parallelism.tp", "tp " + str(p.tp) + " spans more than one node (" + str(gpus_per_node) + " GPUs)",
@@ -130,6 +132,14 @@ TrainingPlan::TrainingPlan(ModelSpec model, TrainingConfig config, int cluster_g
   check_parallelism(model_, config_, cluster_gpus, gpus_per_node);
   check_batch(config_);
   micro_batches_ = config_.global_batch / config_.parallelism.dp / config_.micro_batch;
+  // A step holds up to ~100 tasks per layer and micro-batch (forward, recompute and backward
+  // kernels and their collectives); the engine numbers tasks in 32 bits.
+  const double tasks = 100.0 * micro_batches_ * model_.layers;
+  if (tasks > 2e9)
+    reject("training.global_batch", str(micro_batches_) + " micro-batches per replica of " + str(model_.layers) +
+               " layers would be up to " + std::to_string(static_cast<long long>(tasks)) +
+               " tasks to simulate, more than the engine numbers (2^32)",
+           "simulate a smaller global_batch (the step time grows linearly with the micro-batches) or a larger micro_batch");
   split_layers();
 }
 
