@@ -202,12 +202,15 @@ std::vector<Field> model_fields(const Catalog& cat, const std::string& name) {
 // ---- hw list: one table per kind with the key figures ----------------------------------------
 
 Table list_gpus(const Catalog& cat) {
-  Table t({"name", "vendor", "arch", "SMs", "bf16 dense", "HBM", "HBM bandwidth", "TDP", "node fabric"});
+  Table t({"name", "vendor", "arch", "SMs", "16-bit dense", "HBM", "HBM bandwidth", "TDP", "node fabric"});
   for (std::size_t c = 3; c <= 7; ++c) t.set_align_right(c);
   for (const auto& name : cat.names(CatalogKind::kGpu)) {
     const hw::GpuSpec g = cat.gpu(name_ref(name));
     t.add_row({name, g.vendor, g.architecture, std::to_string(g.sm_count),
-               g.supports(DType::kBf16) ? units::format(g.peak(DType::kBf16), Dimension::kFlopRate) : "-",
+               // bf16, or fp16 on GPUs without bf16 (V100)
+               g.supports(DType::kBf16)   ? units::format(g.peak(DType::kBf16), Dimension::kFlopRate)
+               : g.supports(DType::kFp16) ? units::format(g.peak(DType::kFp16), Dimension::kFlopRate) + " fp16"
+                                          : "-",
                units::format(g.hbm_capacity_bytes, Dimension::kBytes),
                units::format(g.hbm_bandwidth, Dimension::kBandwidth), units::format(g.tdp_w, Dimension::kPower),
                or_dash(g.node_fabric)});

@@ -91,7 +91,7 @@ TEST_CASE("catalog: names a GPU refers to exist") {
     CHECK(g.name == name);
     CHECK_MESSAGE(cat.contains(CatalogKind::kFabric, g.node_fabric), "node_fabric \"", g.node_fabric, "\" is not a fabric");
     CHECK_MESSAGE(cat.contains(CatalogKind::kLink, g.pcie), "pcie \"", g.pcie, "\" is not a link");
-    CHECK(g.supports(DType::kBf16));
+    CHECK((g.supports(DType::kBf16) || g.supports(DType::kFp16)));  // a 16-bit matrix path (V100: fp16 only)
     CHECK(g.hbm_bandwidth > 0);
     CHECK(g.idle_power_w < g.tdp_w);
   }
@@ -176,6 +176,12 @@ TEST_CASE("catalog: spot checks against published figures") {
   CHECK(cat.nic(ref("ib-hdr-200")).bandwidth == doctest::Approx(25e9));   // 200 Gb/s
   CHECK(cat.nic(ref("ib-ndr-400")).bandwidth == doctest::Approx(50e9));   // 400 Gb/s
   CHECK(cat.fabric(ref("nvswitch-h100")).bandwidth == doctest::Approx(450e9));  // 900 GB/s bidirectional
+  const auto v100 = cat.gpu(ref("V100-SXM3-32GB"));
+  // 640 Tensor Cores x 128 FLOP per clock (4x4x4 FMA = 64 x 2) at 1530 MHz = 125.3 TFLOP/s.
+  CHECK(v100.peak(DType::kFp16) == doctest::Approx(640.0 * 128 * 1530e6).epsilon(0.003));
+  CHECK_FALSE(v100.supports(DType::kBf16));  // Volta's tensor cores take fp16 only
+  CHECK(v100.sm_count == 80);
+  CHECK(cat.fabric(ref("nvswitch-v100")).max_gpus == 16);  // DGX-2
 }
 
 TEST_CASE("catalog: {base: NAME, ...} overrides some fields and keeps the rest") {
