@@ -127,6 +127,12 @@ TEST_CASE("bad input 8d: counts far beyond what can be simulated are refused at 
                "1048576 devices");
 }
 
+TEST_CASE("bad input 8e: a training precision the GPU has no matrix units for") {
+  // fp8 GEMMs need Hopper or later; the 16-bit fallback of the kernel models must not hide that.
+  expect_error("fp8-a100", replace(kGood, "precision: bf16", "precision: fp8"), "fp8-a100.yaml:12: training.precision",
+               "A100-SXM4-80GB has no fp8 matrix units");
+}
+
 TEST_CASE("bad input 9: a unit that does not parse") {
   expect_error("unit", replace(kGood, "inter_node: {nic: ib-hdr-200, nics_per_node: 8}",
                                "inter_node: {nic: {base: ib-hdr-200, bandwidth: 200 parsecs}, nics_per_node: 8}"),

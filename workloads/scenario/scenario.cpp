@@ -135,6 +135,17 @@ Scenario scenario_from_node(const Node& root, const hw::Catalog& catalog, const 
     root["serving"].fail("a scenario has either training: or serving:, not both", "split it into two scenarios");
   if (root.has("training")) {
     s.training = read_training(root["training"], s.cluster.gpu_count());
+    // Training computes its GEMMs in this precision: a GPU without matrix units for it (fp8 before
+    // Hopper, bf16 on Volta) cannot run the plan, and the models' 16-bit fallback would hide that.
+    const hw::GpuSpec& gpu = s.cluster.gpu;
+    if (!gpu.host_cpu && !gpu.supports(s.training->precision)) {
+      std::string has;
+      for (DType d : {DType::kFp4, DType::kFp8, DType::kBf16, DType::kFp16})
+        if (gpu.supports(d)) has += (has.empty() ? "" : ", ") + std::string(dtype_name(d));
+      root["training"]["precision"].fail(gpu.name + " has no " + std::string(dtype_name(s.training->precision)) +
+                                             " matrix units",
+                                         "use precision: " + (has.empty() ? std::string("fp32") : has));
+    }
   } else if (root.has("serving")) {
     s.serving = true;  // read below, once the calibration is known
   } else {
