@@ -131,7 +131,12 @@ int run(const Context& ctx, const KernelOptions& o) {
   t.add_row({"memory traffic", units::format(c.achieved_bytes_per_s(), Dimension::kBandwidth, 4)});
   for (auto& [key, v] : a.detail.items()) t.add_row({key, v.is_string() ? v.get<std::string>() : v.dump()});
   std::cout << "exasim: " << o.op << " on " << gpu.name << " (" << o.dtype << "); kernel parameters: " << cal.kernel.source
-            << "\n\n";
+            << "\n";
+  // Say how a dtype without matrix units here is modelled (gemm_model.cpp: weight-only kernels).
+  if (!gpu.host_cpu && !gpu.supports(*dtype))
+    std::cout << "note: " << gpu.name << " has no " << o.dtype
+              << " matrix units; modelled as " << o.dtype << " operands converted to its 16-bit (or fp32) path\n";
+  std::cout << "\n";
   t.print(std::cout);
   return 0;
 }
