@@ -23,6 +23,7 @@ struct StageLoad {
   double fwd = 0, bwd = 0;          // per micro-batch, s
   double params = 0;                // held before ZeRO sharding
   double outer_params = 0;          // embedding / head
+  double trainable = 0;             // with gradients and optimizer states (LoRA: the adapters only)
   PassCost work;                    // per iteration: compute time, flops, bytes
 };
 
@@ -41,6 +42,8 @@ struct Ctx {
   int m = 0;                 // micro-batches per replica
   double f = 0, b = 0;       // per layer and micro-batch, waits for ZeRO-3 gathers included
   double layer_bytes = 0;    // 16-bit weights (or gradients) of one layer on one GPU
+  double lora_layer_params = -1;  // with LoRA: the adapters' parameters per layer and GPU (all that trains)
+  double grad_layer_bytes() const { return lora_layer_params < 0 ? layer_bytes : 2 * lora_layer_params; }
 };
 
 // First, a middle (standing for all middles) and last stage.
@@ -69,6 +72,7 @@ std::vector<StageLoad> stage_loads(const Ctx& x) {
     if (s == 0) end_piece(x.lc.embed_fwd, x.lc.embed_bwd, x.n.embed_params);
     if (s == pp - 1) end_piece(x.lc.head_fwd, x.lc.head_bwd, x.n.head_params + (pp > 1 ? x.n.tied_copy_params : 0));
     l.params = l.layers * x.n.layer_params / x.c.tp + l.outer_params;
+    l.trainable = x.lora_layer_params < 0 ? l.params : l.layers * x.lora_layer_params;  // LoRA: embedding, head frozen
     out.push_back(l);
   }
   return out;
@@ -102,11 +106,11 @@ double exposed_gradient_sync(const Ctx& x, CommTimes& comm, const StageLoad& l, 
     const double all = double(x.m) * l.layers * comm.data_parallel(sim::CommKind::kReduceScatter, x.c.tp, x.c.dp, x.layer_bytes);
     exposed = std::max(0.0, all - x.m * l.bwd);
   } else if (x.c.dp > 1) {  // one bucket per layer, ready as the last backward passes it
-    const double bucket = comm.data_parallel(kind, x.c.tp, x.c.dp, x.layer_bytes);
+    const double bucket = comm.data_parallel(kind, x.c.tp, x.c.dp, x.grad_layer_bytes());
     const double all = l.layers * bucket;
     exposed = overlap ? std::max(bucket, all - (l.layers - 1) * x.b) : all;
   }
-  return exposed + comm.data_parallel(kind, x.c.tp, x.c.dp, l.outer_params * 2);
+  return exposed + comm.data_parallel(kind, x.c.tp, x.c.dp, x.lora_layer_params < 0 ? l.outer_params * 2 : 0.0);
 }
 
 }  // namespace
@@ -141,6 +145,7 @@ Estimate Estimator::estimate(const Candidate& c) {
   Ctx x{numbers_, c, lc};
   x.m = in_.base.global_batch / c.dp / c.micro_batch;
   x.layer_bytes = numbers_.layer_params / c.tp * 2;
+  if (in_.base.lora) x.lora_layer_params = lora_layer_parameters(in_.model, *in_.base.lora, c.tp);
   // ZeRO-3: a layer waits for its weight gather when the gather outlasts the previous layer.
   const double gather = c.zero >= 3 && c.dp > 1 ? comm_.data_parallel(sim::CommKind::kAllGather, c.tp, c.dp, x.layer_bytes) : 0;
   x.f = std::max(lc.layer_fwd.time, gather);
@@ -158,7 +163,7 @@ Estimate Estimator::estimate(const Candidate& c) {
   // outlast of its layers and every later pass is shifted by that: layer i of L starts at
   // max(end of layer i-1, i g), so the forward ends max(g, L (g - f) + f) later than L f.
   auto gather_all = [&](const StageLoad& l) {
-    return (c.zero == 1 || c.zero == 2) ? comm_.data_parallel(sim::CommKind::kAllGather, c.tp, c.dp, l.params * 2) : 0.0;
+    return (c.zero == 1 || c.zero == 2) ? comm_.data_parallel(sim::CommKind::kAllGather, c.tp, c.dp, l.trainable * 2) : 0.0;
   };
   double first_forward_delay = 0;
   if (in_.base.overlap_param_gather && !loads.empty() && loads[0].layers > 0) {
@@ -169,7 +174,7 @@ Estimate Estimator::estimate(const Candidate& c) {
   PassCost work;  // of a mean GPU, for power
   for (const StageLoad& l : loads) {
     const double exposed = exposed_gradient_sync(x, comm_, l, in_.base.overlap_grad_reduce);
-    const double owned = l.params / (c.zero >= 1 ? c.dp : 1);
+    const double owned = l.trainable / (c.zero >= 1 ? c.dp : 1);
     const models::KernelCost opt = models::memory_bound(gpu, in_.calibration.kernel, 30 * owned, 12 * owned);
     const double param_gather = in_.base.overlap_param_gather ? first_forward_delay : gather_all(l);
     const double end = pipe - lag(l.stage) + exposed + opt.time_s + param_gather;
@@ -216,7 +221,7 @@ void Estimator::finish(Estimate& e, const PassCost& work, const Candidate& c) {
   e.tokens_per_s = tokens / t_capped;
   TrainingConfig cfg = in_.base;
   cfg.micro_batch = c.micro_batch;
-  const double model_flops = 3 * model_forward_flops(in_.model, cfg) * (in_.base.global_batch / c.micro_batch);
+  const double model_flops = step_flops_per_forward(cfg) * model_forward_flops(in_.model, cfg) * (in_.base.global_batch / c.micro_batch);
   e.mfu = model_flops / t_capped / in_.cluster.gpu_count() / gpu.peak(in_.base.precision);
   e.memory = memory(c);
   e.memory_capacity_bytes = gpu.hbm_capacity_bytes;

@@ -49,7 +49,7 @@ TrainingConfig read_training(const Node& n, int cluster_gpus) {
   n.check_keys({"seq_len", "global_batch", "micro_batch", "precision", "parallelism", "pipeline_schedule", "zero",
                 "recompute", "offload", "attention_kernel", "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "cross_entropy", "moe_load_imbalance",
                 "first_stage_layers", "last_stage_layers", "shard_group", "moe_routing_trace", "moe_capacity_factor",
-                "moe_pad_to_capacity"});
+                "moe_pad_to_capacity", "lora"});
   TrainingConfig c;
   c.seq_len = positive(n.required("seq_len"));
   c.global_batch = positive(n.required("global_batch"));
@@ -95,6 +95,23 @@ TrainingConfig read_training(const Node& n, int cluster_gpus) {
     if (c.overlap_param_gather && (c.zero < 1 || c.zero > 2))
       n["overlap_param_gather"].fail("overlapping the weights' all-gather needs ZeRO-1 or 2 (zero: " + std::to_string(c.zero) + ")",
                                      "set zero: 1 (Megatron-Core's distributed optimizer); ZeRO-3 gathers each layer before use already, DDP gathers nothing");
+  }
+  if (n.has("lora")) {
+    const Node& l = n["lora"];
+    l.check_keys({"rank", "targets"});
+    LoraConfig lora;
+    if (l.has("rank")) lora.rank = l["rank"].as_positive_count();
+    if (l.has("targets")) {
+      const Node& t = l["targets"];
+      if (!t.is_sequence() || t.size() == 0)
+        t.fail("expected a list of layers to adapt", "e.g. targets: [qkv] or [qkv, attn_out, mlp_up, mlp_down]");
+      lora.qkv = false;
+      for (std::size_t i = 0; i < t.size(); ++i) {
+        const std::string name = t.at(i).as_choice({"qkv", "attn_out", "mlp_up", "mlp_down"});
+        (name == "qkv" ? lora.qkv : name == "attn_out" ? lora.attn_out : name == "mlp_up" ? lora.mlp_up : lora.mlp_down) = true;
+      }
+    }
+    c.lora = lora;  // the plan checks what it combines with (TrainingPlan)
   }
   if (n.has("cross_entropy")) c.fused_cross_entropy = n["cross_entropy"].as_choice({"fused", "unfused"}) == "fused";
   if (n.has("moe_load_imbalance")) {

@@ -1,6 +1,7 @@
 #pragma once
 // What a training job asks for: batch, precision and the parallel plan (scenario `training:`).
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "hw/dtype.hpp"
@@ -22,6 +23,16 @@ struct Parallelism {
 };
 
 enum class AttentionKernel { kFlash, kUnfused };
+
+// Low-rank adaptation (Hu et al. 2021, LoRA; NeMo/Megatron PEFT): the pretrained weights, the
+// embedding and the head are frozen (no weight gradients, no optimizer states, no gradient
+// reduction); each targeted linear layer W (in x out) gains trainable A (in x rank) and
+// B (rank x out), y = x W + (x A) B. Input gradients still flow through every layer.
+struct LoraConfig {
+  int rank = 32;  // NeMo's default adapter_dim
+  // Targets (NeMo's target_modules): attention_qkv (its default), attention_dense, mlp_fc1, mlp_fc2
+  bool qkv = true, attn_out = false, mlp_up = false, mlp_down = false;
+};
 
 struct TrainingConfig {
   int seq_len = 0;
@@ -63,6 +74,7 @@ struct TrainingConfig {
   std::shared_ptr<const MoeRouting> moe_routing;  // a router log instead (training.moe_routing_trace)
   double moe_capacity_factor = 0;  // 0: dropless; else tokens beyond factor x an expert's share are dropped
   bool moe_pad_to_capacity = false;  // experts always run their full capacity
+  std::optional<LoraConfig> lora;     // fine-tuning with LoRA adapters (training.lora); none: every weight trains
 };
 
 }  // namespace exasim::workloads

@@ -99,7 +99,7 @@ void Lowering::emit_gradient_sync(int stage) {
   const int dp = plan_.weight_replicas();  // gradients are reduced over dp x cp
   const int shard = c.zero >= 1 ? plan_.shard_size() : 1;  // the dense states are split this many ways
   const double grad_bytes = 2;  // 16-bit gradients (ZeRO paper's 2 Psi)
-  const SharedParameters split = stage_parameters(plan_, stage);
+  const SharedParameters split = stage_trainable_parameters(plan_, stage);  // all, or LoRA's adapters
   const double stage_params = split.total();
   const int edp = plan_.expert_replicas();  // routed experts' gradients: over their replicas
   const auto kind = c.zero >= 1 ? sim::CommKind::kReduceScatter : sim::CommKind::kAllReduce;
@@ -126,7 +126,7 @@ void Lowering::emit_gradient_sync(int stage) {
   // Under ZeRO-3 each backward already reduce-scattered its layer's gradients.
   double in_layers = 0;
   for (const auto& [task, layer] : ready) {
-    const SharedParameters p = layer_parameters(plan_, layer);
+    const SharedParameters p = layer_trainable_parameters(plan_, layer);
     in_layers += p.dense;
     if (c.zero >= 3) continue;
     reduce(p.dense, task, "dp grads L" + std::to_string(layer));

@@ -88,6 +88,33 @@ SharedParameters stage_parameters(const TrainingPlan& plan, int stage) {
 
 double stage_parameter_count(const TrainingPlan& plan, int stage) { return stage_parameters(plan, stage).total(); }
 
+double lora_layer_parameters(const ModelSpec& m, const LoraConfig& lora, int tp) {
+  const double t = tp, r = lora.rank, h = static_cast<double>(m.hidden);
+  const double kv = m.kv_heads > 0 ? m.kv_heads : m.heads, head = static_cast<double>(m.head_dimension());
+  const double qkv = (m.heads + 2 * kv) * head, ctx = m.heads * head;
+  const double up = static_cast<double>(m.ffn) * (m.gated_mlp ? 2 : 1);
+  double p = 0;
+  if (lora.qkv) p += r * h + r * qkv / t;  // column-parallel: A whole, B split with the outputs
+  if (lora.mlp_up) p += r * h + r * up / t;
+  if (lora.attn_out) p += r * ctx / t + r * h;  // row-parallel: A split with the inputs, B whole
+  if (lora.mlp_down) p += r * static_cast<double>(m.ffn) / t + r * h;
+  return p;
+}
+
+SharedParameters layer_trainable_parameters(const TrainingPlan& plan, int layer) {
+  const std::optional<LoraConfig>& lora = plan.config().lora;
+  if (!lora) return layer_parameters(plan, layer);
+  return {lora_layer_parameters(plan.model(), *lora, plan.par().tp), 0};
+}
+
+SharedParameters stage_trainable_parameters(const TrainingPlan& plan, int stage) {
+  if (!plan.config().lora) return stage_parameters(plan, stage);
+  SharedParameters p;  // the embedding and the head are frozen
+  for (int c = 0; c < plan.chunks(); ++c)
+    for (int l = 0; l < plan.layers_in(stage, c); ++l) p.dense += layer_trainable_parameters(plan, plan.first_layer(stage, c) + l).dense;
+  return p;
+}
+
 namespace {
 
 // Extra activations outside the transformer layers: the logits and their fp32 loss buffers on
@@ -123,6 +150,12 @@ MemoryReport training_memory(const TrainingPlan& plan) {
     mem.weights = states.weights + experts.weights;
     mem.gradients = states.gradients + experts.gradients;
     mem.optimizer = states.optimizer + experts.optimizer;
+    if (c.lora) {  // frozen 16-bit weights, and the adapters' full states (LoRA has no MoE here)
+      const auto adapters = models::model_state_bytes(stage_trainable_parameters(plan, s).dense, c.zero, plan.shard_size());
+      mem.weights = states.weights + adapters.weights;
+      mem.gradients = adapters.gradients;
+      mem.optimizer = adapters.optimizer;
+    }
     if (c.offload != "none") {
       // ZeRO-Offload (Ren et al., ATC'21): fp32 master weights, Adam moments and fp32 gradients
       // live in host memory; the GPU keeps its 16-bit weights and one layer's gradient bucket on

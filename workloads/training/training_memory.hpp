@@ -44,6 +44,13 @@ SharedParameters stage_parameters(const TrainingPlan& plan, int stage);
 // What a stage holds besides its layers: the embedding (first stage), the final norm and LM head
 // and, with tied embeddings under pipelining, the embedding's copy (last stage).
 SharedParameters stage_outer_parameters(const TrainingPlan& plan, int stage);
+// The parameters that train (have gradients and optimizer states): all of them, or with LoRA only
+// the adapters of the targeted linear layers (A: in x rank, replicated over TP for a column-parallel
+// layer and split with its input for a row-parallel one; B: rank x out, split or replicated the
+// other way round, as NeMo's ParallelLinearAdapter). Frozen: everything else.
+SharedParameters layer_trainable_parameters(const TrainingPlan& plan, int layer);
+double lora_layer_parameters(const ModelSpec& model, const LoraConfig& lora, int tp);  // per GPU
+SharedParameters stage_trainable_parameters(const TrainingPlan& plan, int stage);
 // Activation bytes of one transformer layer and one micro-batch on one GPU (the plan-free form
 // serves the planner's estimate).
 double layer_activation_bytes(const ModelSpec& model, const TrainingConfig& config);

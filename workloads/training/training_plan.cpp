@@ -90,6 +90,7 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
     if (p.etp > gpus_per_node)
       reject("training.parallelism.etp", "etp " + str(p.etp) + " spans more than one node (" + str(gpus_per_node) + " GPUs)",
              "keep expert tensor parallelism inside the node fabric");
+    if (c.lora) reject("training.lora", "LoRA on mixture-of-experts layers is not simulated yet", "remove lora");
     if (p.tp > 1 && !p.sequence_parallel)
       reject("training.parallelism.sequence_parallel", "mixture-of-experts layers with tp > 1 need sequence parallelism",
              "set sequence_parallel: true (Megatron-Core requires it)");
@@ -98,6 +99,14 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
     if (c.offload != "none")
       reject("training.offload", "offload with mixture-of-experts layers is not simulated yet", "use offload: none");
   }
+}
+
+void check_lora(const TrainingConfig& c) {
+  if (!c.lora) return;
+  if (c.zero >= 3) reject("training.lora", "LoRA with ZeRO-3 is not simulated yet", "use zero: 0..2 (the frozen weights are not sharded)");
+  if (c.offload != "none") reject("training.lora", "LoRA with offload is not simulated yet", "use offload: none");
+  if (c.overlap_param_gather)
+    reject("training.lora", "LoRA with overlap_param_gather is not simulated yet", "set overlap_param_gather: false");
 }
 
 void check_batch(const TrainingConfig& c) {
@@ -131,6 +140,7 @@ TrainingPlan::TrainingPlan(ModelSpec model, TrainingConfig config, int cluster_g
     : model_(std::move(model)), config_(std::move(config)) {
   check_parallelism(model_, config_, cluster_gpus, gpus_per_node);
   check_batch(config_);
+  check_lora(config_);
   micro_batches_ = config_.global_batch / config_.parallelism.dp / config_.micro_batch;
   // A step holds up to ~100 tasks per layer and micro-batch (forward, recompute and backward
   // kernels and their collectives); the engine numbers tasks in 32 bits.

@@ -61,7 +61,7 @@ void add_throughput(TrainingResult& r, const TrainingPlan& plan, const topologie
   const int gpus = cluster.gpu_count();
   r.tokens_per_s = plan.tokens_per_iteration() / t;
   r.samples_per_s = c.global_batch / t;
-  const double model_flops = 3 * model_forward_flops(plan.model(), c) * plan.micro_batches() * plan.par().dp;
+  const double model_flops = step_flops_per_forward(c) * model_forward_flops(plan.model(), c) * plan.micro_batches() * plan.par().dp;
   r.tflops_per_gpu = model_flops / t / gpus / 1e12;
   const double peak = cluster.gpu.peak(c.precision);
   r.mfu = model_flops / t / gpus / peak;

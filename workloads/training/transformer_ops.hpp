@@ -93,6 +93,11 @@ struct LayerDims {
   bool fp8 = false;       // fp8 GEMMs: operands are cast (and scaled) from 16-bit first
   bool fused_cross_entropy = true;
   double causal_fraction = 0.5;  // share of the score matrix a causal flash kernel computes
+  // LoRA (TrainingConfig::lora): the base weights get no gradients; adapters of this rank on the
+  // targeted linear layers run beside them.
+  bool frozen = false;
+  double lora_rank = 0;
+  bool lora_qkv = false, lora_attn_out = false, lora_mlp_up = false, lora_mlp_down = false;
 
   static LayerDims from(const ModelSpec& model, const TrainingConfig& cfg);
   // Tokens an op outside the TP-split region touches (split by t under sequence parallelism).
@@ -114,5 +119,9 @@ std::vector<Op> head_backward(const LayerDims& d);
 // Megatron formula counts them: 2 x tokens x matmul parameters + full (non-causal) attention
 // 4 s^2 h-equivalent + logits. MFU uses 3 x this per micro-batch.
 double model_forward_flops(const ModelSpec& model, const TrainingConfig& cfg);
+// Model FLOPs of a training step per forward's: 3 (forward, input and weight gradients), or 2 with
+// LoRA's frozen weights (no weight gradients; the adapters' rank-wide GEMMs are not counted, as
+// NeMo's LoRA throughput figures do not count them).
+double step_flops_per_forward(const TrainingConfig& cfg);
 
 }  // namespace exasim::workloads

@@ -1,0 +1,75 @@
+// LoRA fine-tuning (training.lora): the frozen weights get no gradients, so a layer's backward
+// runs only its input-gradient GEMMs (as many FLOPs as its forward's) plus the adapters'; only
+// the adapters have gradients and Adam states. Checked against the closed forms.
+#include <doctest/doctest.h>
+
+#include <string_view>
+
+#include "training_fixture.hpp"
+#include "workloads/training/training_memory.hpp"
+#include "workloads/training/training_plan.hpp"
+#include "workloads/training/transformer_ops.hpp"
+
+using namespace exasim;
+using namespace exasim::workloads;
+
+namespace {
+
+double gemm_flops(const std::vector<Op>& ops, bool adapters) {
+  double f = 0;
+  for (const Op& op : ops)
+    if (op.kind == OpKind::kGemm && op.name.starts_with("lora.") == adapters) f += op.flops;
+  return f;
+}
+
+TrainingConfig lora_config(int tp, int dp, int rank) {
+  TrainingConfig c = testing::config(tp, 1, dp, 8 * dp);
+  c.lora = LoraConfig{rank, true, true, true, true};
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("LoRA: a frozen layer's backward GEMMs are its forward's (input gradients only), adapters aside") {
+  const ModelSpec m = testing::gpt(4, 2048, 16);
+  for (int tp : {1, 4}) {
+    CAPTURE(tp);
+    const TrainingConfig c = lora_config(tp, 1, 16);
+    const LayerDims d = LayerDims::from(m, c);
+    const std::vector<Op> fwd = layer_forward(d), bwd = layer_backward(d);
+    // Base GEMMs of a GPT layer per GPU: 2 T (h 3h + h h + h 4h + 4h h) / t = 24 T h^2 / t.
+    const double T = 2048, h = 2048, r = 16;
+    CHECK(gemm_flops(fwd, false) == doctest::Approx(24 * T * h * h / tp));
+    CHECK(gemm_flops(bwd, false) == doctest::Approx(24 * T * h * h / tp));  // no weight gradients
+    for (const Op& op : bwd) CHECK_FALSE((op.weight_grad && !op.name.starts_with("lora.")));
+    // Adapters: per target 2 T r (in + out) forward, twice that backward (dB, dZ, dA, dX).
+    const double adapters = 2 * T * r * ((h + 3 * h / tp) + (h / tp + h) + (h + 4 * h / tp) + (4 * h / tp + h));
+    CHECK(gemm_flops(fwd, true) == doctest::Approx(adapters));
+    CHECK(gemm_flops(bwd, true) == doctest::Approx(2 * adapters));
+    // Without LoRA the backward does twice the forward's GEMM work.
+    const LayerDims full = LayerDims::from(m, testing::config(tp, 1, 1, 8));
+    CHECK(gemm_flops(layer_backward(full), false) == doctest::Approx(2 * gemm_flops(layer_forward(full), false)));
+  }
+}
+
+TEST_CASE("LoRA: only the adapters have gradients and optimizer states, the weights stay 16-bit") {
+  const ModelSpec m = testing::gpt(8, 2048, 16);
+  const int rank = 8, dp = 8;
+  TrainingConfig c = lora_config(1, dp, rank);
+  c.lora->attn_out = c.lora->mlp_up = c.lora->mlp_down = false;  // NeMo's default: QKV only
+  c.zero = 1;
+  const TrainingPlan plan(m, c, dp, 8);
+  const StageMemory s = training_memory(plan).stages[0];
+  const double adapters = 8 * rank * (2048.0 + 3 * 2048.0);  // per layer r (h + 3h), 8 layers
+  CHECK(stage_trainable_parameters(plan, 0).total() == doctest::Approx(adapters));
+  CHECK(s.weights == doctest::Approx(2 * s.parameters + 2 * adapters));
+  CHECK(s.gradients == doctest::Approx(2 * adapters));
+  CHECK(s.optimizer == doctest::Approx(12 * adapters / dp));  // ZeRO-1 shards them
+}
+
+TEST_CASE("LoRA: what it is not simulated with is refused by the plan") {
+  const ModelSpec m = testing::gpt(8, 2048, 16);
+  TrainingConfig c = lora_config(1, 8, 8);
+  c.zero = 3;
+  CHECK_THROWS_AS(TrainingPlan(m, c, 8, 8), PlanError);
+}
