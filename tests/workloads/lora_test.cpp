@@ -42,6 +42,7 @@ TEST_CASE("LoRA: a frozen layer's backward GEMMs are its forward's (input gradie
     CHECK(gemm_flops(fwd, false) == doctest::Approx(24 * T * h * h / tp));
     CHECK(gemm_flops(bwd, false) == doctest::Approx(24 * T * h * h / tp));  // no weight gradients
     for (const Op& op : bwd) CHECK_FALSE((op.weight_grad && !op.name.starts_with("lora.")));
+    for (const Op& op : fwd) CHECK(op.activation_precision == op.name.starts_with("lora."));  // adapters in 16 bits
     // Adapters: per target 2 T r (in + out) forward, twice that backward (dB, dZ, dA, dX).
     const double adapters = 2 * T * r * ((h + 3 * h / tp) + (h / tp + h) + (h + 4 * h / tp) + (4 * h / tp + h));
     CHECK(gemm_flops(fwd, true) == doctest::Approx(adapters));

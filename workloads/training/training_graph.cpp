@@ -25,6 +25,7 @@ models::KernelCost cost_of(const Op& op, const KernelContext& k, DType dtype) {
   const DType act = (dtype == DType::kFp8 || dtype == DType::kFp4) ? DType::kBf16 : dtype;
   switch (op.kind) {
     case OpKind::kGemm: {
+      if (op.activation_precision) dtype = act;
       if (op.chunks <= 1) return models::gemm_time(k.gpu, k.params, dtype, op.m, op.n, op.k, op.batch);
       models::KernelCost c = models::gemm_time(k.gpu, k.params, dtype, op.m / op.chunks, op.n, op.k, op.batch);
       c.time_s *= op.chunks, c.flops *= op.chunks, c.bytes *= op.chunks;

@@ -29,6 +29,7 @@ struct Op {
   // userbuffers split a GEMM to pipeline it with its TP collective)
   int chunks = 1;
   bool weight_grad = false;  // a weight-gradient GEMM (zero-bubble schedules run these separately)
+  bool activation_precision = false;  // kGemm: in the 16-bit activation type even in fp8 training (LoRA adapters)
   // The lowering starts a task at this op, so that an asynchronous collective after it runs
   // beside exactly this kernel.
   bool own_task = false;
