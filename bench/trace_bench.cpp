@@ -3,7 +3,6 @@
 // while streaming generated Azure-format traces of growing length (it must stay flat: readers
 // never hold the file). Usage: exasim-trace-bench [DATA_DIR] (default ../shared/data/traces next
 // to the source tree). Prints one line per measurement; always exits 0.
-#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdint>
@@ -12,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "peak_memory.hpp"
 #include "traces/azure_trace.hpp"
 #include "traces/mooncake_trace.hpp"
 #include "workloads/serving/synthetic_source.hpp"
@@ -24,11 +24,7 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-double max_rss_mib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
-}
+using exasim::benchmarks::max_rss_mib;
 
 // Reads `source` to the end; returns the count and folds the values into *sum so nothing is optimized away.
 std::int64_t drain(serving::RequestSource& source, double* sum) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "peak_memory.hpp"
 #include "hw/catalog.hpp"
 #include "hw/error.hpp"
 #include "workloads/planner/planner_inputs.hpp"
@@ -37,8 +38,8 @@ void bench(const hw::Catalog& catalog, const std::string& path) {
                 all ? "all ranks" : "symmetry", times[all], r.tasks, static_cast<unsigned long long>(r.events),
                 double(r.events) / times[all] / 1e6, r.iteration_time_s);
   }
-  std::printf("  all ranks / symmetry: %.0fx wall; iterations differ by %.2e (relative)\n", times[1] / times[0],
-              (iteration[1] - iteration[0]) / iteration[0]);
+  std::printf("  all ranks / symmetry: %.0fx wall; iterations differ by %.2e (relative); peak RSS so far %.0f MiB\n",
+              times[1] / times[0], (iteration[1] - iteration[0]) / iteration[0], benchmarks::max_rss_mib());
 }
 
 }  // namespace
