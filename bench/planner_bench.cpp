@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "scenario_args.hpp"
 #include "hw/catalog.hpp"
-#include "hw/error.hpp"
 #include "workloads/planner/plan_constraints.hpp"
 #include "workloads/planner/plan_evaluation.hpp"
 #include "workloads/planner/plan_search.hpp"
@@ -68,23 +68,7 @@ void bench(const hw::Catalog& catalog, const std::string& path) {
 
 int main(int argc, char** argv) {
   const hw::Catalog catalog = hw::Catalog::load(hw::default_configs_dir());
-  std::vector<std::string> paths(argv + 1, argv + argc);
-  if (paths.empty()) {
-    const std::string dir = std::string(EXASIM_SOURCE_DIR) + "/configs/scenarios/";
-    paths = {dir + "gpt3-175b-a100-1024.yaml", dir + "llama3.1-405b-h100-16k.yaml"};
-  }
-  int failed = 0;
-  for (const std::string& p : paths) {
-    if (p == "-h" || p == "--help") {
-      std::printf("usage: %s [SCENARIO.yaml ...]\n", argv[0]);
-      return 0;
-    }
-    try {
-      bench(catalog, p);
-    } catch (const Error& e) {  // a bad path or scenario: say which, go on with the others
-      std::fprintf(stderr, "%s: %s\n", argv[0], e.describe().c_str());
-      failed = 1;
-    }
-  }
-  return failed;
+  const std::string dir = std::string(EXASIM_SOURCE_DIR) + "/configs/scenarios/";
+  return benchmarks::run_scenarios(argc, argv, {dir + "gpt3-175b-a100-1024.yaml", dir + "llama3.1-405b-h100-16k.yaml"},
+                                   [&](const std::string& path) { bench(catalog, path); });
 }

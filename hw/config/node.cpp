@@ -125,15 +125,11 @@ long long Node::as_nonnegative_int() const {
   return v;
 }
 
-int Node::as_positive_count() const {
-  const long long v = as_positive_int();
-  if (v > std::numeric_limits<int>::max())
-    fail("must be at most " + std::to_string(std::numeric_limits<int>::max()) + ", got " + node_.Scalar(), "is it a typo?");
-  return static_cast<int>(v);
-}
+int Node::as_positive_count() const { return fits_int(as_positive_int()); }
 
-int Node::as_count() const {
-  const long long v = as_nonnegative_int();
+int Node::as_count() const { return fits_int(as_nonnegative_int()); }
+
+int Node::fits_int(long long v) const {
   if (v > std::numeric_limits<int>::max())
     fail("must be at most " + std::to_string(std::numeric_limits<int>::max()) + ", got " + node_.Scalar(), "is it a typo?");
   return static_cast<int>(v);

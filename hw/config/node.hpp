@@ -75,6 +75,7 @@ class Node {
 
  private:
   std::string child_path(std::string_view key) const;
+  int fits_int(long long v) const;  // v, or an error naming this node when it exceeds an int
   std::string type_name() const;
 
   YAML::Node node_;

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -53,6 +54,14 @@ void expect_error(const std::string& name, const std::string& text, const std::s
   CHECK(contains(r.output, phrase));
 }
 
+// Runs an exasim command line and checks it fails cleanly with every one of `phrases` in its output.
+void expect_command_error(const std::string& command, std::initializer_list<std::string> phrases) {
+  const CliResult r = run_cli(command);
+  check_clean_error(r);
+  INFO("output: ", r.output);
+  for (const std::string& p : phrases) CHECK(contains(r.output, p));
+}
+
 }  // namespace
 
 TEST_CASE("the base scenario runs") {
@@ -97,24 +106,15 @@ TEST_CASE("bad input 7: unknown catalog name") {
 }
 
 TEST_CASE("bad input 8: missing file") {
-  const CliResult r = run_cli("run /nonexistent/scenario.yaml");
-  check_clean_error(r);
-  CHECK(contains(r.output, "/nonexistent/scenario.yaml"));
-  CHECK(contains(r.output, "cannot open"));
+  expect_command_error("run /nonexistent/scenario.yaml", {"/nonexistent/scenario.yaml", "cannot open"});
 }
 
 TEST_CASE("bad input 8b: a folder given as the scenario") {
-  const std::string dir = std::filesystem::temp_directory_path().string();
-  const CliResult r = run_cli("run '" + dir + "'");
-  check_clean_error(r);
-  CHECK(contains(r.output, "is a directory"));
+  expect_command_error("run '" + std::filesystem::temp_directory_path().string() + "'", {"is a directory"});
 }
 
 TEST_CASE("bad input 8c: a negative collective size says why") {
-  const CliResult r = run_cli("collective --cluster dgx-a100 --op all_reduce --bytes -5 --ranks 8");
-  check_clean_error(r);
-  CHECK(contains(r.output, "--bytes"));
-  CHECK(contains(r.output, "cannot be negative"));
+  expect_command_error("collective --cluster dgx-a100 --op all_reduce --bytes -5 --ranks 8", {"--bytes", "cannot be negative"});
 }
 
 TEST_CASE("bad input 8d: counts far beyond what can be simulated are refused at once, naming the key") {

@@ -108,11 +108,10 @@ SharedParameters layer_trainable_parameters(const TrainingPlan& plan, int layer)
 }
 
 SharedParameters stage_trainable_parameters(const TrainingPlan& plan, int stage) {
-  if (!plan.config().lora) return stage_parameters(plan, stage);
-  SharedParameters p;  // the embedding and the head are frozen
-  for (int c = 0; c < plan.chunks(); ++c)
-    for (int l = 0; l < plan.layers_in(stage, c); ++l) p.dense += layer_trainable_parameters(plan, plan.first_layer(stage, c) + l).dense;
-  return p;
+  const std::optional<LoraConfig>& lora = plan.config().lora;
+  if (!lora) return stage_parameters(plan, stage);
+  // Every layer's adapters alike; the embedding and the head are frozen.
+  return {plan.layers_on_stage(stage) * lora_layer_parameters(plan.model(), *lora, plan.par().tp), 0};
 }
 
 namespace {

@@ -184,12 +184,7 @@ LayerDims LayerDims::from(const ModelSpec& model, const TrainingConfig& cfg) {
     d.head_dim = (d.qk_nope + d.qk_rope + d.v_head) / 2;
   }
   d.balance = {cfg.moe_load_imbalance, cfg.moe_routing.get(), cfg.moe_capacity_factor, cfg.moe_pad_to_capacity};
-  if (cfg.lora) {
-    d.frozen = true;
-    d.lora_rank = cfg.lora->rank;
-    d.lora_qkv = cfg.lora->qkv, d.lora_attn_out = cfg.lora->attn_out;
-    d.lora_mlp_up = cfg.lora->mlp_up, d.lora_mlp_down = cfg.lora->mlp_down;
-  }
+  d.lora = cfg.lora;
   return d;
 }
 
@@ -351,22 +346,38 @@ Op adapter_gemm(Op op) {
   return op;
 }
 
+// The GEMMs of a LoRA adapter, by the linear layer it adapts.
+struct Adapter {
+  std::string_view a, b, b_wgrad, b_dgrad, a_dgrad, a_wgrad;
+};
+constexpr Adapter kQkvAdapter{"lora.qkv_a", "lora.qkv_b", "lora.qkv_b_wgrad", "lora.qkv_b_dgrad", "lora.qkv_a_dgrad", "lora.qkv_a_wgrad"};
+constexpr Adapter kAttnOutAdapter{"lora.attn_out_a", "lora.attn_out_b", "lora.attn_out_b_wgrad", "lora.attn_out_b_dgrad",
+                                  "lora.attn_out_a_dgrad", "lora.attn_out_a_wgrad"};
+constexpr Adapter kMlpUpAdapter{"lora.mlp_up_a", "lora.mlp_up_b", "lora.mlp_up_b_wgrad", "lora.mlp_up_b_dgrad",
+                                "lora.mlp_up_a_dgrad", "lora.mlp_up_a_wgrad"};
+constexpr Adapter kMlpDownAdapter{"lora.mlp_down_a", "lora.mlp_down_b", "lora.mlp_down_b_wgrad", "lora.mlp_down_b_dgrad",
+                                  "lora.mlp_down_a_dgrad", "lora.mlp_down_a_wgrad"};
+
 // A LoRA adapter beside a linear layer of (per GPU) `in` inputs and `out` outputs: x A (in x r),
 // then (x A) B (r x out), added to the layer's output.
-void adapter_forward(std::vector<Op>& ops, const LayerDims& d, std::string_view a, std::string_view b, double in, double out) {
-  ops.push_back(adapter_gemm(gemm(a, d.tokens, d.lora_rank, in, d.act_bytes)));
-  ops.push_back(adapter_gemm(gemm(b, d.tokens, out, d.lora_rank, d.act_bytes)));
+void adapter_forward(std::vector<Op>& ops, const LayerDims& d, const Adapter& n, double in, double out) {
+  ops.push_back(adapter_gemm(gemm(n.a, d.tokens, d.lora->rank, in, d.act_bytes)));
+  ops.push_back(adapter_gemm(gemm(n.b, d.tokens, out, d.lora->rank, d.act_bytes)));
 }
 
-// Its backward: dB = (x A)^T dY and dZ = dY B^T, then dA = x^T dZ and the input gradient dZ A^T,
-// which adds to the frozen layer's.
-void adapter_backward(std::vector<Op>& ops, const LayerDims& d, std::string_view b_dgrad, std::string_view b_wgrad,
-                      std::string_view a_dgrad, std::string_view a_wgrad, double in, double out) {
-  const double e = d.act_bytes, T = d.tokens, r = d.lora_rank;
-  ops.push_back(adapter_gemm(weight_gradient(b_wgrad, out, r, T, e)));
-  ops.push_back(adapter_gemm(gemm(b_dgrad, T, r, out, e)));
-  ops.push_back(adapter_gemm(weight_gradient(a_wgrad, r, in, T, e)));
-  ops.push_back(adapter_gemm(gemm(a_dgrad, T, in, r, e)));
+// Its backward: dB = (x A)^T dY and dZ = dY B^T, then the input gradient dZ A^T (which adds to
+// the frozen layer's), pushed here; returned, dA = x^T dZ, which needs the layer's input.
+Op adapter_backward(std::vector<Op>& ops, const LayerDims& d, const Adapter& n, double in, double out) {
+  const double e = d.act_bytes, T = d.tokens, r = d.lora->rank;
+  ops.push_back(adapter_gemm(weight_gradient(n.b_wgrad, out, r, T, e)));
+  ops.push_back(adapter_gemm(gemm(n.b_dgrad, T, r, out, e)));
+  ops.push_back(adapter_gemm(gemm(n.a_dgrad, T, in, r, e)));
+  return adapter_gemm(weight_gradient(n.a_wgrad, r, in, T, e));
+}
+
+// A row-parallel layer's adapter backward, all of it ahead of the layer's input gradient.
+void row_parallel_adapter_backward(std::vector<Op>& ops, const LayerDims& d, const Adapter& n, double in, double out) {
+  ops.push_back(adapter_backward(ops, d, n, in, out));
 }
 
 std::vector<Op> layer_forward(const LayerDims& d) {
@@ -381,12 +392,12 @@ std::vector<Op> layer_forward(const LayerDims& d) {
     mla_projections_forward(ops, d);
   } else {
     ops.push_back(chunked(gemm("qkv", T, qkv, h, e), d, d.tp));
-    if (d.lora_qkv) adapter_forward(ops, d, "lora.qkv_a", "lora.qkv_b", h, qkv);
+    if (d.lora && d.lora->qkv) adapter_forward(ops, d, kQkvAdapter, h, qkv);
     if (d.rope) ops.push_back(memory("rope", models::MemoryOp::kRope, d, T, (d.heads + d.kv_heads) * d.head_dim));
   }
   attention_core_forward(ops, d);
   ops.push_back(chunked(gemm("attn.out", T, h, ctx, e), d, kPipelineSplits));
-  if (d.lora_attn_out) adapter_forward(ops, d, "lora.attn_out_a", "lora.attn_out_b", ctx, h);
+  if (d.lora && d.lora->attn_out) adapter_forward(ops, d, kAttnOutAdapter, ctx, h);
   tp_comm(ops, d.sp ? "tp.reducescatter_attn" : "tp.allreduce_attn", block_exit(d), T * h * e, d.tp);
   ops.push_back(memory("dropout_add1", Tr * h * (3 * e + 1)));
   ops.push_back(memory("ln2", norm(d, false), d, Tr, h));
@@ -395,10 +406,10 @@ std::vector<Op> layer_forward(const LayerDims& d) {
   } else {
     if (d.sp) tp_comm(ops, "tp.allgather_mlp", sim::CommKind::kAllGather, T * h * e, d.tp);
     ops.push_back(chunked(gemm("mlp.up", T, up, h, e), d, d.tp));
-    if (d.lora_mlp_up) adapter_forward(ops, d, "lora.mlp_up_a", "lora.mlp_up_b", h, up);
+    if (d.lora && d.lora->mlp_up) adapter_forward(ops, d, kMlpUpAdapter, h, up);
     ops.push_back(memory("mlp.act", d.gated ? models::MemoryOp::kSiluMul : models::MemoryOp::kGelu, d, T, d.ffn));
     ops.push_back(chunked(gemm("mlp.down", T, h, d.ffn, e), d, kPipelineSplits));
-    if (d.lora_mlp_down) adapter_forward(ops, d, "lora.mlp_down_a", "lora.mlp_down_b", d.ffn, h);
+    if (d.lora && d.lora->mlp_down) adapter_forward(ops, d, kMlpDownAdapter, d.ffn, h);
     tp_comm(ops, d.sp ? "tp.reducescatter_mlp" : "tp.allreduce_mlp", block_exit(d), T * h * e, d.tp);
   }
   ops.push_back(memory("dropout_add2", Tr * h * (3 * e + 1)));
@@ -408,18 +419,11 @@ std::vector<Op> layer_forward(const LayerDims& d) {
 // What takes a column-parallel layer's weight-gradient place: its own dW, or when frozen (LoRA)
 // its adapter's dA after the adapter's other backward GEMMs (pushed here, ahead of the layer's
 // input gradient), or nothing without an adapter.
-struct AdapterNames {
-  std::string_view b_wgrad, b_dgrad, a_dgrad, a_wgrad;
-};
-std::optional<Op> frozen_or(const LayerDims& d, bool adapter, std::vector<Op>& ops, const AdapterNames& n, double in,
-                            double out, Op weight_grad) {
-  if (!d.frozen) return weight_grad;
-  if (!adapter) return std::nullopt;
-  const double e = d.act_bytes, T = d.tokens, r = d.lora_rank;
-  ops.push_back(adapter_gemm(weight_gradient(n.b_wgrad, out, r, T, e)));
-  ops.push_back(adapter_gemm(gemm(n.b_dgrad, T, r, out, e)));
-  ops.push_back(adapter_gemm(gemm(n.a_dgrad, T, in, r, e)));
-  return adapter_gemm(weight_gradient(n.a_wgrad, r, in, T, e));
+std::optional<Op> weight_gradient_place(std::vector<Op>& ops, const LayerDims& d, bool adapted, const Adapter& n,
+                                        double in, double out, Op weight_grad) {
+  if (!d.frozen()) return weight_grad;
+  if (!adapted) return std::nullopt;
+  return adapter_backward(ops, d, n, in, out);
 }
 
 // The backward of a column-parallel linear layer (QKV, MLP up): input-gradient and weight-gradient
@@ -468,22 +472,22 @@ std::vector<Op> layer_backward(const LayerDims& d) {
     moe_backward(ops, d);
   } else {
     if (d.sp) tp_comm(ops, "tp.allgather_mlp_bwd", sim::CommKind::kAllGather, T * h * e, d.tp);
-    if (d.lora_mlp_down) adapter_backward(ops, d, "lora.mlp_down_b_dgrad", "lora.mlp_down_b_wgrad", "lora.mlp_down_a_dgrad", "lora.mlp_down_a_wgrad", d.ffn, h);
+    if (d.lora && d.lora->mlp_down) row_parallel_adapter_backward(ops, d, kMlpDownAdapter, d.ffn, h);
     ops.push_back(chunked(gemm("mlp.down_dgrad", T, d.ffn, h, e), d, d.tp));
-    if (!d.frozen) ops.push_back(weight_gradient("mlp.down_wgrad", h, d.ffn, T, e));
+    if (!d.frozen()) ops.push_back(weight_gradient("mlp.down_wgrad", h, d.ffn, T, e));
     ops.push_back(memory("mlp.act_bwd", d.gated ? models::MemoryOp::kSiluMulBackward : models::MemoryOp::kGeluBackward,
                          d, T, d.ffn));
     column_parallel_backward(ops, d, gemm("mlp.up_dgrad", T, h, up, e),
-                             frozen_or(d, d.lora_mlp_up, ops, {"lora.mlp_up_b_wgrad", "lora.mlp_up_b_dgrad", "lora.mlp_up_a_dgrad", "lora.mlp_up_a_wgrad"}, h, up,
-                                       weight_gradient("mlp.up_wgrad", up, h, T, e)),
+                             weight_gradient_place(ops, d, d.lora && d.lora->mlp_up, kMlpUpAdapter, h, up,
+                                                   weight_gradient("mlp.up_wgrad", up, h, T, e)),
                              "tp.allgather_mlp_input_bwd", d.sp ? "tp.reducescatter_mlp_bwd" : "tp.allreduce_mlp_bwd");
   }
   ops.push_back(memory("ln2_bwd", norm(d, true), d, Tr, h));
   ops.push_back(memory("dropout_add1_bwd", Tr * h * (2 * e + 1)));
   if (d.sp) tp_comm(ops, "tp.allgather_attn_bwd", sim::CommKind::kAllGather, T * h * e, d.tp);
-  if (d.lora_attn_out) adapter_backward(ops, d, "lora.attn_out_b_dgrad", "lora.attn_out_b_wgrad", "lora.attn_out_a_dgrad", "lora.attn_out_a_wgrad", ctx, h);
+  if (d.lora && d.lora->attn_out) row_parallel_adapter_backward(ops, d, kAttnOutAdapter, ctx, h);
   ops.push_back(chunked(gemm("attn.out_dgrad", T, ctx, h, e), d, d.tp));
-  if (!d.frozen) ops.push_back(weight_gradient("attn.out_wgrad", ctx, h, T, e));
+  if (!d.frozen()) ops.push_back(weight_gradient("attn.out_wgrad", ctx, h, T, e));
   attention_core_backward(ops, d);
   if (d.mla) {  // several projections: their reductions stay synchronous
     mla_projections_backward(ops, d);
@@ -491,8 +495,8 @@ std::vector<Op> layer_backward(const LayerDims& d) {
   } else {
     if (d.rope) ops.push_back(memory("rope_bwd", models::MemoryOp::kRopeBackward, d, T, (d.heads + d.kv_heads) * d.head_dim));
     column_parallel_backward(ops, d, gemm("qkv_dgrad", T, h, qkv, e),
-                             frozen_or(d, d.lora_qkv, ops, {"lora.qkv_b_wgrad", "lora.qkv_b_dgrad", "lora.qkv_a_dgrad", "lora.qkv_a_wgrad"}, h, qkv,
-                                       weight_gradient("qkv_wgrad", qkv, h, T, e)),
+                             weight_gradient_place(ops, d, d.lora && d.lora->qkv, kQkvAdapter, h, qkv,
+                                                   weight_gradient("qkv_wgrad", qkv, h, T, e)),
                              "tp.allgather_attn_input_bwd", d.sp ? "tp.reducescatter_attn_bwd" : "tp.allreduce_attn_bwd");
   }
   ops.push_back(memory("ln1_bwd", norm(d, true), d, Tr, h));
@@ -521,7 +525,7 @@ std::vector<Op> embedding_backward(const LayerDims& d) {
   const double e = d.act_bytes, T = d.tokens, h = d.hidden;
   std::vector<Op> ops;
   if (d.sp) tp_comm(ops, "tp.allgather_embedding_bwd", sim::CommKind::kAllGather, T * h * e, d.tp);
-  if (!d.frozen) ops.push_back(memory("embedding_bwd", models::MemoryOp::kEmbeddingBackward, d, T, h));  // fp32 scatter-add
+  if (!d.frozen()) ops.push_back(memory("embedding_bwd", models::MemoryOp::kEmbeddingBackward, d, T, h));  // fp32 scatter-add
   return ops;
 }
 
@@ -558,7 +562,7 @@ std::vector<Op> head_backward(const LayerDims& d) {
     ops.push_back(memory("cross_entropy_bwd.cast", x * (4 + e)));
   }
   ops.push_back(gemm("logits_dgrad", T, h, d.vocab, e));
-  if (!d.frozen) ops.push_back(weight_gradient("logits_wgrad", d.vocab, h, T, e));
+  if (!d.frozen()) ops.push_back(weight_gradient("logits_wgrad", d.vocab, h, T, e));
   tp_comm(ops, d.sp ? "tp.reducescatter_head_bwd" : "tp.allreduce_head_bwd", block_exit(d), T * h * e, d.tp);
   ops.push_back(memory("final_norm_bwd", norm(d, true), d, Tr, h));
   return with_fp8_casts(std::move(ops), d);

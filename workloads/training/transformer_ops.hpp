@@ -94,11 +94,10 @@ struct LayerDims {
   bool fp8 = false;       // fp8 GEMMs: operands are cast (and scaled) from 16-bit first
   bool fused_cross_entropy = true;
   double causal_fraction = 0.5;  // share of the score matrix a causal flash kernel computes
-  // LoRA (TrainingConfig::lora): the base weights get no gradients; adapters of this rank on the
+  // LoRA (TrainingConfig::lora): the base weights get no gradients; adapters of its rank on the
   // targeted linear layers run beside them.
-  bool frozen = false;
-  double lora_rank = 0;
-  bool lora_qkv = false, lora_attn_out = false, lora_mlp_up = false, lora_mlp_down = false;
+  std::optional<LoraConfig> lora;
+  bool frozen() const { return lora.has_value(); }
 
   static LayerDims from(const ModelSpec& model, const TrainingConfig& cfg);
   // Tokens an op outside the TP-split region touches (split by t under sequence parallelism).
