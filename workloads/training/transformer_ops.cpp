@@ -26,19 +26,32 @@ Op weight_gradient(std::string_view name, double m, double n, double k, double e
 
 Op memory(std::string_view name, double bytes, double flops = 0);
 
-// fp8 training (Transformer Engine recipe): before each linear-layer GEMM its activation operand
-// is cast from 16-bit to fp8 with a per-tensor scale: read 2 B, write 1 B per element, and an
-// amax reduction (counted as a second read). Weights are cast once per iteration (not here).
+// fp8 training (Transformer Engine recipe): before each GEMM of a layer that Transformer Engine
+// wraps (its linear layers, and the grouped GEMMs of the routed experts, whose tokens it casts
+// expert by expert) the activation operand is cast from 16-bit to fp8 with a per-tensor scale:
+// read 2 B, write 1 B per element, and an amax reduction (counted as a second read). Weights are
+// cast once per iteration (not here). GEMMs outside Transformer Engine stay 16-bit (sixteen_bit).
 std::vector<Op> with_fp8_casts(std::vector<Op> ops, const LayerDims& d) {
   if (!d.fp8) return ops;
   std::vector<Op> out;
   out.reserve(ops.size() * 2);
   for (Op& op : ops) {
-    if (op.kind == OpKind::kGemm && op.batch == 1 && !op.activation_precision)
-      out.push_back(memory("fp8_cast", op.m * op.k * (2 + 1 + 2), op.m * op.k));
+    if (op.kind == OpKind::kGemm && !op.activation_precision) {
+      const double elements = op.m * op.k * op.batch;
+      out.push_back(memory("fp8_cast", elements * (2 + 1 + 2), elements));
+    }
     out.push_back(op);
   }
   return out;
+}
+
+// A GEMM that runs in the 16-bit activation type even in fp8 training because Transformer Engine
+// does not wrap it: Megatron-Core's LM head (tensor_parallel.ColumnParallelLinear), its MoE router
+// (a plain linear, often fp32), the batched matmuls of an unfused attention core, LoRA adapters
+// (rank-wide: they gain nothing from fp8).
+Op sixteen_bit(Op op) {
+  op.activation_precision = true;
+  return op;
 }
 
 Op memory(std::string_view name, double bytes, double flops) {
@@ -120,10 +133,10 @@ void attention_core_forward(std::vector<Op>& ops, const LayerDims& d) {
     return;
   }
   const double scores = b * a * s * s;
-  ops.push_back(gemm("attn.qk", s, s, hd, e, b * a));
+  ops.push_back(sixteen_bit(gemm("attn.qk", s, s, hd, e, b * a)));
   ops.push_back(memory("attn.softmax", models::MemoryOp::kSoftmax, d, b * a * s, s));
   ops.push_back(memory("attn.dropout", scores * (2 * e + 1)));
-  ops.push_back(gemm("attn.av", s, hd, s, e, b * a));
+  ops.push_back(sixteen_bit(gemm("attn.av", s, hd, s, e, b * a)));
 }
 
 void attention_core_backward(std::vector<Op>& ops, const LayerDims& d) {
@@ -136,12 +149,12 @@ void attention_core_backward(std::vector<Op>& ops, const LayerDims& d) {
     return;
   }
   const double scores = b * a * s * s;
-  ops.push_back(gemm("attn.av_dprobs", s, s, hd, e, b * a));
-  ops.push_back(gemm("attn.av_dv", s, hd, s, e, b * a));
+  ops.push_back(sixteen_bit(gemm("attn.av_dprobs", s, s, hd, e, b * a)));
+  ops.push_back(sixteen_bit(gemm("attn.av_dv", s, hd, s, e, b * a)));
   ops.push_back(memory("attn.dropout_bwd", scores * (2 * e + 1)));
   ops.push_back(memory("attn.softmax_bwd", models::MemoryOp::kSoftmaxBackward, d, b * a * s, s));
-  ops.push_back(gemm("attn.qk_dq", s, hd, s, e, b * a));
-  ops.push_back(gemm("attn.qk_dk", s, hd, s, e, b * a));
+  ops.push_back(sixteen_bit(gemm("attn.qk_dq", s, hd, s, e, b * a)));
+  ops.push_back(sixteen_bit(gemm("attn.qk_dk", s, hd, s, e, b * a)));
 }
 
 }  // namespace
@@ -234,7 +247,7 @@ void moe_forward(std::vector<Op>& ops, const LayerDims& d) {
   const double routed = Tl * d.top_k * d.imbalance, per_expert = routed * d.ep / d.experts, local = d.experts / d.ep;
   const double Fs = F / d.etp, up = Fs * (d.gated ? 2 : 1), group = d.etp;  // this GPU's slice; tokens of its ETP group
   const auto act = d.gated ? models::MemoryOp::kSiluMul : models::MemoryOp::kGelu;
-  ops.push_back(gemm("moe.router", Tl, d.experts, h, e));
+  ops.push_back(sixteen_bit(gemm("moe.router", Tl, d.experts, h, e)));
   ops.push_back(memory("moe.router_topk", Tl * d.experts * (e + 4), 5 * Tl * d.experts));
   ops.push_back(memory("moe.permute", 2 * routed * h * e));
   ep_comm(ops, "ep.dispatch", routed * h * e, d.ep);
@@ -285,8 +298,8 @@ void moe_backward(std::vector<Op>& ops, const LayerDims& d) {
   etp_comm(ops, "etp.reducescatter_bwd", sim::CommKind::kReduceScatter, group * routed * h * e, d.etp);
   ep_comm(ops, "ep.dispatch_bwd", routed * h * e, d.ep);
   ops.push_back(memory("moe.permute_bwd", 2 * routed * h * e));
-  ops.push_back(gemm("moe.router_dgrad", Tl, h, d.experts, e));
-  ops.push_back(weight_gradient("moe.router_wgrad", d.experts, h, Tl, e));
+  ops.push_back(sixteen_bit(gemm("moe.router_dgrad", Tl, h, d.experts, e)));
+  ops.push_back(sixteen_bit(weight_gradient("moe.router_wgrad", d.experts, h, Tl, e)));
 }
 
 // Multi-head latent attention's projections (DeepSeek-V3; Megatron-Core's MLA layer): the
@@ -339,13 +352,6 @@ Op chunked(Op op, const LayerDims& d, int chunks) {
 }
 constexpr int kPipelineSplits = 4;
 
-// A GEMM of a LoRA adapter: in 16 bits even in fp8 training (Transformer Engine casts only the
-// layers it wraps; the rank-wide adapters gain nothing from fp8).
-Op adapter_gemm(Op op) {
-  op.activation_precision = true;
-  return op;
-}
-
 // The GEMMs of a LoRA adapter, by the linear layer it adapts.
 struct Adapter {
   std::string_view a, b, b_wgrad, b_dgrad, a_dgrad, a_wgrad;
@@ -361,18 +367,18 @@ constexpr Adapter kMlpDownAdapter{"lora.mlp_down_a", "lora.mlp_down_b", "lora.ml
 // A LoRA adapter beside a linear layer of (per GPU) `in` inputs and `out` outputs: x A (in x r),
 // then (x A) B (r x out), added to the layer's output.
 void adapter_forward(std::vector<Op>& ops, const LayerDims& d, const Adapter& n, double in, double out) {
-  ops.push_back(adapter_gemm(gemm(n.a, d.tokens, d.lora->rank, in, d.act_bytes)));
-  ops.push_back(adapter_gemm(gemm(n.b, d.tokens, out, d.lora->rank, d.act_bytes)));
+  ops.push_back(sixteen_bit(gemm(n.a, d.tokens, d.lora->rank, in, d.act_bytes)));
+  ops.push_back(sixteen_bit(gemm(n.b, d.tokens, out, d.lora->rank, d.act_bytes)));
 }
 
 // Its backward: dB = (x A)^T dY and dZ = dY B^T, then the input gradient dZ A^T (which adds to
 // the frozen layer's), pushed here; returned, dA = x^T dZ, which needs the layer's input.
 Op adapter_backward(std::vector<Op>& ops, const LayerDims& d, const Adapter& n, double in, double out) {
   const double e = d.act_bytes, T = d.tokens, r = d.lora->rank;
-  ops.push_back(adapter_gemm(weight_gradient(n.b_wgrad, out, r, T, e)));
-  ops.push_back(adapter_gemm(gemm(n.b_dgrad, T, r, out, e)));
-  ops.push_back(adapter_gemm(gemm(n.a_dgrad, T, in, r, e)));
-  return adapter_gemm(weight_gradient(n.a_wgrad, r, in, T, e));
+  ops.push_back(sixteen_bit(weight_gradient(n.b_wgrad, out, r, T, e)));
+  ops.push_back(sixteen_bit(gemm(n.b_dgrad, T, r, out, e)));
+  ops.push_back(sixteen_bit(gemm(n.a_dgrad, T, in, r, e)));
+  return sixteen_bit(weight_gradient(n.a_wgrad, r, in, T, e));
 }
 
 // A row-parallel layer's adapter backward, all of it ahead of the layer's input gradient.
@@ -534,7 +540,7 @@ std::vector<Op> head_forward(const LayerDims& d) {
   std::vector<Op> ops;
   ops.push_back(memory("final_norm", norm(d, false), d, Tr, h));
   if (d.sp) tp_comm(ops, "tp.allgather_head", sim::CommKind::kAllGather, T * h * e, d.tp);
-  ops.push_back(gemm("logits", T, d.vocab, h, e));
+  ops.push_back(sixteen_bit(gemm("logits", T, d.vocab, h, e)));
   // Vocabulary-parallel cross entropy in fp32: max, sum of exponentials, target logit.
   if (d.fused_cross_entropy) {
     ops.push_back(memory("cross_entropy", models::MemoryOp::kCrossEntropy, d, T, d.vocab));
@@ -561,8 +567,8 @@ std::vector<Op> head_backward(const LayerDims& d) {
     ops.push_back(memory("cross_entropy_bwd.mul", x * 8, x));
     ops.push_back(memory("cross_entropy_bwd.cast", x * (4 + e)));
   }
-  ops.push_back(gemm("logits_dgrad", T, h, d.vocab, e));
-  if (!d.frozen()) ops.push_back(weight_gradient("logits_wgrad", d.vocab, h, T, e));
+  ops.push_back(sixteen_bit(gemm("logits_dgrad", T, h, d.vocab, e)));
+  if (!d.frozen()) ops.push_back(sixteen_bit(weight_gradient("logits_wgrad", d.vocab, h, T, e)));
   tp_comm(ops, d.sp ? "tp.reducescatter_head_bwd" : "tp.allreduce_head_bwd", block_exit(d), T * h * e, d.tp);
   ops.push_back(memory("final_norm_bwd", norm(d, true), d, Tr, h));
   return with_fp8_casts(std::move(ops), d);
