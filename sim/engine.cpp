@@ -1,5 +1,6 @@
 #include "sim/engine.hpp"
 
+#include "sim/event_queue.hpp"
 #include "sim/huge_pages.hpp"
 
 #include <algorithm>
@@ -11,21 +12,10 @@
 namespace exasim::sim {
 namespace {
 
-// A task completion. seq is the order in which completions were scheduled; it breaks ties between
-// equal times so that runs are deterministic. A task is scheduled once, or again each time
-// compute slowed by communication speeds up or turns out not done (schedule() checks the count).
-struct Event {
-  Time time;
-  std::uint32_t seq;
-  TaskId task;
-};
-
-// Min-heap order for std::push_heap/pop_heap (which build max-heaps): "a after b".
-struct Later {
-  bool operator()(const Event& a, const Event& b) const noexcept {
-    return a.time > b.time || (a.time == b.time && a.seq > b.seq);
-  }
-};
+// Events (event_queue.hpp) are task completions. seq is the order in which completions were
+// scheduled; it breaks ties between equal times so that runs are deterministic. A task is
+// scheduled once, or again each time compute slowed by communication speeds up or turns out not
+// done (schedule() checks the count).
 
 // Where one stream is in its program: the next unstarted task (kNone at the end), and whether a
 // task is running. The task after it is next_in_stream_[head]: reading that beside the task's
@@ -39,18 +29,19 @@ struct StreamCursor {
 // State of one run(). Everything the hot loop touches is a flat vector built once up front.
 class Run {
  public:
+  // shared: the loop runs inside a link-sharing backend (execute_shared), which moves the clock
+  // between the engine's events; else execute(), where the engine alone keeps time.
   Run(const ExecGraph& g, const std::vector<CommOp>* ops, NetworkBackend* backend, EngineStats& stats, bool join,
-      const std::vector<double>& comm_share)
-      : g_(g), tasks_(g.tasks()), ops_(ops), backend_(backend), stats_(stats), timeline_(g.task_count()), join_(join),
-        comm_share_(comm_share), slowing_(!comm_share.empty()) {}
+      const std::vector<double>& comm_share, bool shared)
+      : g_(g), tasks_(g.packed_tasks()), costs_(g.costs()), ops_(ops), backend_(backend), stats_(stats), timeline_(g.task_count()),
+        queue_(!shared), join_(join), comm_share_(comm_share), slowing_(!comm_share.empty()) {}
 
   Timeline execute() {
     build_successors();
     build_streams();
-    heap_.reserve(streams_.size());
     start_ready_barriers();
     for (StreamId s = 0; s < streams_.size(); ++s) try_start_head(s, 0);
-    while (!heap_.empty()) complete(pop());
+    while (!queue_.empty()) complete(queue_.pop());
     if (finished_ != tasks_.size()) throw std::runtime_error(deadlock_message());
     return std::move(timeline_);
   }
@@ -67,13 +58,13 @@ class Run {
       start_ready_barriers();
       for (StreamId s = 0; s < streams_.size(); ++s) try_start_head(s, 0);
       std::vector<std::uint32_t> done;
-      while (!heap_.empty() || backend_->busy()) {
+      while (!queue_.empty() || backend_->busy()) {
         done.clear();
-        const Time t = backend_->advance(heap_.empty() ? kNever : heap_.front().time, done);
+        const Time t = backend_->advance(queue_.empty() ? kNever : queue_.top_time(), done);
         if (!done.empty()) {
           for (std::uint32_t id : done) finish_comm(id, t);
-        } else if (!heap_.empty()) {
-          complete(pop());
+        } else if (!queue_.empty()) {
+          complete(queue_.pop());
         } else {
           break;  // the network reports nothing left to finish
         }
@@ -170,13 +161,6 @@ class Run {
     start(c.head, s, now);
   }
 
-  Event pop() {
-    std::pop_heap(heap_.begin(), heap_.end(), Later{});
-    const Event ev = heap_.back();
-    heap_.pop_back();
-    return ev;
-  }
-
   void finish_comm(TaskId id, Time now) {
     std::vector<TaskId> members;
     if (join_) {
@@ -195,7 +179,7 @@ class Run {
   }
 
   void start(TaskId id, StreamId s, Time now) {
-    const Task& t = tasks_[id];
+    const PackedTask& t = tasks_[id];
     if (shared_ && t.comm_op != kNone) {
       const std::uint32_t op = checked_op(id);
       timeline_.record(id, now, now);
@@ -214,7 +198,7 @@ class Run {
       backend_->start((*ops_)[op], id, now);
       return;
     }
-    const Time d = t.comm_op == kNone ? t.duration : comm_duration(id, now);
+    const Time d = t.comm_op == kNone ? costs_[t.cost].duration : comm_duration(id, now);
     if (s != kNone) {
       streams_[s].head = next_in_stream_[id];
       streams_[s].busy = true;
@@ -236,13 +220,12 @@ class Run {
     timeline_.record(id, start, end);
     if (seq_ == kNone) throw std::runtime_error("Engine: more than 2^32 - 1 scheduled completions");
     if (slowing_) live_seq_[id] = seq_;
-    heap_.push_back(Event{end, seq_++, id});
-    std::push_heap(heap_.begin(), heap_.end(), Later{});
+    queue_.push(Event{end, seq_++, id});
   }
 
   // The share of its device's compute that comm task `id` takes while it runs (0 for others).
   double share_of(TaskId id) const {
-    const Task& t = tasks_[id];
+    const PackedTask& t = tasks_[id];
     if (t.comm_op == kNone || t.comm_op >= comm_share_.size()) return 0;
     if (t.kind != TaskKind::kCollective && t.kind != TaskKind::kSendRecv) return 0;
     return comm_share_[t.comm_op];
@@ -296,7 +279,8 @@ class Run {
   std::string deadlock_message() const;
 
   const ExecGraph& g_;
-  const std::vector<Task>& tasks_;
+  const std::vector<PackedTask>& tasks_;
+  const std::vector<TaskCost>& costs_;
   const std::vector<CommOp>* ops_;
   NetworkBackend* backend_;
   EngineStats& stats_;
@@ -306,7 +290,7 @@ class Run {
   std::vector<std::uint32_t> remaining_;  // unfinished dependencies per task
   std::vector<StreamCursor> streams_;
   std::vector<TaskId> next_in_stream_;  // per task: the task after it on its stream (kNone: none)
-  std::vector<Event> heap_;
+  EventQueue queue_;
   std::uint32_t seq_ = 0;
   std::size_t finished_ = 0;
   bool shared_ = false;  // comm tasks go to a link-sharing backend
@@ -388,8 +372,9 @@ void Engine::slow_compute_during_comm(std::vector<double> share_by_comm_op) {
 
 Timeline Engine::run() {
   stats_ = EngineStats{};
-  Run run(graph_, comm_ops_, backend_, stats_, join_, comm_share_);
-  return backend_ != nullptr && backend_->shares_links() ? run.execute_shared() : run.execute();
+  const bool shared = backend_ != nullptr && backend_->shares_links();
+  Run run(graph_, comm_ops_, backend_, stats_, join_, comm_share_, shared);
+  return shared ? run.execute_shared() : run.execute();
 }
 
 }  // namespace exasim::sim

@@ -60,19 +60,14 @@ TaskId ExecGraph::add_task(const TaskSpec& spec) {
   }
   // kNone is reserved as "no task", so the last usable id is kNone - 1.
   if (tasks_.size() >= kNone) throw std::invalid_argument("ExecGraph::add_task: too many tasks");
-  const auto id = static_cast<TaskId>(tasks_.size());
-  Task t;
+  PackedTask t;
   t.label = intern(spec.label);
   t.kind = spec.kind;
   t.category = spec.category;
   t.stream = spec.stream;
-  t.duration = spec.duration;
-  t.flops = spec.flops;
-  t.bytes = spec.bytes;
   t.comm_op = spec.comm_op;
-  tasks_.push_back(t);
-  stream_tasks_[spec.stream].push_back(id);
-  return id;
+  t.cost = add_cost({spec.duration, spec.flops, spec.bytes});
+  return push(t);
 }
 
 TaskId ExecGraph::add_task_like(const Task& task, StreamId stream, Time duration, std::uint32_t comm_op) {
@@ -80,29 +75,59 @@ TaskId ExecGraph::add_task_like(const Task& task, StreamId stream, Time duration
       tasks_.size() >= kNone) {
     throw std::invalid_argument("ExecGraph::add_task_like: unknown stream or label, invalid duration, or too many tasks");
   }
-  const auto id = static_cast<TaskId>(tasks_.size());
-  Task t = task;
+  PackedTask t;
+  t.label = task.label;
+  t.kind = task.kind;
+  t.category = task.category;
   t.stream = stream;
-  t.duration = duration;
   t.comm_op = comm_op;
-  tasks_.push_back(t);
-  stream_tasks_[stream].push_back(id);
-  return id;
+  t.cost = add_cost({duration, task.flops, task.bytes});
+  return push(t);
+}
+
+TaskId ExecGraph::add_copy(const ExecGraph& source, TaskId id, StreamId stream, std::uint32_t comm_op) {
+  if (&source != tables_from_ || id >= source.tasks_.size() || stream >= streams_.size() || tasks_.size() >= kNone) {
+    throw std::invalid_argument(
+        "ExecGraph::add_copy: not the graph whose tables this one shares, unknown task or stream, or too many tasks");
+  }
+  PackedTask t = source.tasks_[id];
+  t.stream = stream;
+  t.comm_op = comm_op;
+  return push(t);
 }
 
 TaskId ExecGraph::add_barrier(std::string_view label) {
   if (tasks_.size() >= kNone) throw std::invalid_argument("ExecGraph::add_barrier: too many tasks");
-  Task t;
+  if (zero_cost_ == kNone) zero_cost_ = add_cost({});
+  PackedTask t;
   t.label = intern(label);
   t.kind = TaskKind::kBarrier;
   t.stream = kNone;
+  t.cost = zero_cost_;
   tasks_.push_back(t);
   return static_cast<TaskId>(tasks_.size() - 1);
 }
 
-void ExecGraph::share_labels(const ExecGraph& other) {
+void ExecGraph::share_tables(const ExecGraph& other) {
+  if (!tasks_.empty()) throw std::logic_error("ExecGraph::share_tables: the graph already has tasks");
   labels_ = other.labels_;
   label_index_ = other.label_index_;
+  costs_ = other.costs_;
+  zero_cost_ = other.zero_cost_;
+  tables_from_ = &other;
+}
+
+std::uint32_t ExecGraph::add_cost(const TaskCost& c) {
+  if (costs_.size() >= kNone) throw std::invalid_argument("ExecGraph: too many task costs");
+  costs_.push_back(c);
+  return static_cast<std::uint32_t>(costs_.size() - 1);
+}
+
+TaskId ExecGraph::push(PackedTask t) {
+  const auto id = static_cast<TaskId>(tasks_.size());
+  tasks_.push_back(t);
+  stream_tasks_[t.stream].push_back(id);
+  return id;
 }
 
 void ExecGraph::add_dependency(TaskId before, TaskId after) {

@@ -48,7 +48,7 @@ struct TaskSpec {
   std::uint16_t category = 0;   // caller-defined tag for breakdowns (e.g. forward/backward/optimizer)
 };
 
-// 40 bytes, the 32-bit fields first (a graph of every rank holds tens of millions of them).
+// A task as callers see it (a value built from the graph's packed storage, see ExecGraph::task).
 struct Task {
   std::uint32_t label = 0;  // index into labels()
   TaskKind kind = TaskKind::kCompute;
@@ -59,7 +59,54 @@ struct Task {
   double flops = 0;
   double bytes = 0;
 };
-static_assert(sizeof(Task) == 40);
+
+// What a task costs: the time it holds its stream and, for metrics, its work. Kept apart from
+// the task so that copies of one task (every rank's copy of a kernel) share one entry.
+struct TaskCost {
+  Time duration = 0;
+  double flops = 0;
+  double bytes = 0;
+};
+
+// A task as the graph stores it: 20 bytes (a graph of every rank holds tens of millions of them,
+// and the engine reads one per event).
+struct PackedTask {
+  std::uint32_t label = 0;
+  TaskKind kind = TaskKind::kCompute;
+  std::uint16_t category = 0;
+  StreamId stream = 0;
+  std::uint32_t comm_op = kNone;
+  std::uint32_t cost = 0;  // index into costs()
+};
+static_assert(sizeof(PackedTask) == 20);
+
+class ExecGraph;
+
+// The tasks of a graph in id order, as Task values (for range-for).
+class TaskRange {
+ public:
+  class Iterator {
+   public:
+    Iterator(const ExecGraph* g, TaskId id) : g_(g), id_(id) {}
+    Task operator*() const;
+    Iterator& operator++() {
+      ++id_;
+      return *this;
+    }
+    bool operator!=(const Iterator& o) const { return id_ != o.id_; }
+
+   private:
+    const ExecGraph* g_;
+    TaskId id_;
+  };
+  TaskRange(const ExecGraph* g, TaskId size) : g_(g), size_(size) {}
+  Iterator begin() const { return {g_, 0}; }
+  Iterator end() const { return {g_, size_}; }
+
+ private:
+  const ExecGraph* g_;
+  TaskId size_;
+};
 
 class ExecGraph {
  public:
@@ -69,19 +116,30 @@ class ExecGraph {
   // bad stream or a negative/NaN duration.
   TaskId add_task(const TaskSpec& spec);
   // A copy of `task` (label, kind, rates) on `stream` with its own duration and comm op; `task`
-  // may come from another graph whose labels this one shares (see share_labels).
+  // may come from another graph whose tables this one shares (see share_tables).
   TaskId add_task_like(const Task& task, StreamId stream, Time duration, std::uint32_t comm_op);
+  // A copy of `source`'s task `id` on `stream` with its own comm op and the same cost entry:
+  // `source` must be the graph whose tables this one took (share_tables), with no task added
+  // before. Cheaper than add_task_like: nothing is copied but the 20-byte task.
+  TaskId add_copy(const ExecGraph& source, TaskId id, StreamId stream, std::uint32_t comm_op);
   // A stream-less join (TaskKind::kBarrier, stream kNone, zero time).
   TaskId add_barrier(std::string_view label);
-  // Takes `other`'s label table, so tasks copied from it keep their label indices.
-  void share_labels(const ExecGraph& other);
+  // Takes `other`'s label and cost tables, so tasks copied from it keep their indices.
+  void share_tables(const ExecGraph& other);
   // `after` may not start before `before` has finished. Throws on unknown ids or a self-edge.
   void add_dependency(TaskId before, TaskId after);
 
   std::size_t task_count() const { return tasks_.size(); }
   std::size_t edge_count() const { return edge_to_.size(); }
-  const Task& task(TaskId id) const { return tasks_[id]; }
-  const std::vector<Task>& tasks() const { return tasks_; }
+  Task task(TaskId id) const {
+    const PackedTask& p = tasks_[id];
+    const TaskCost& c = costs_[p.cost];
+    return Task{p.label, p.kind, p.category, p.stream, p.comm_op, c.duration, c.flops, c.bytes};
+  }
+  TaskRange tasks() const { return {this, static_cast<TaskId>(tasks_.size())}; }
+  // The packed storage, for the engine's loop: a task's cost is costs()[packed_tasks()[id].cost].
+  const std::vector<PackedTask>& packed_tasks() const { return tasks_; }
+  const std::vector<TaskCost>& costs() const { return costs_; }
   const std::vector<Device>& devices() const { return devices_; }
   const std::vector<Stream>& streams() const { return streams_; }
   const std::string& label(std::uint32_t index) const { return labels_[index]; }
@@ -101,7 +159,13 @@ class ExecGraph {
   std::vector<Device> devices_;
   std::vector<Stream> streams_;
   std::vector<std::vector<TaskId>> stream_tasks_;
-  std::vector<Task> tasks_;
+  std::uint32_t add_cost(const TaskCost& c);
+  TaskId push(PackedTask t);
+
+  std::vector<PackedTask> tasks_;
+  std::vector<TaskCost> costs_;
+  std::uint32_t zero_cost_ = kNone;  // the cost entry of barriers, once one exists
+  const ExecGraph* tables_from_ = nullptr;  // share_tables' source: add_copy's cost indices are its
   std::vector<TaskId> edge_from_, edge_to_;
   std::vector<std::string> labels_;
   // Transparent hash so intern() looks up a string_view without building a std::string.
@@ -111,5 +175,7 @@ class ExecGraph {
   };
   std::unordered_map<std::string, std::uint32_t, LabelHash, std::equal_to<>> label_index_;
 };
+
+inline Task TaskRange::Iterator::operator*() const { return g_->task(id_); }
 
 }  // namespace exasim::sim

@@ -308,3 +308,49 @@ TEST_CASE("labels are interned, and kinds have names") {
   CHECK(task_kind_name(TaskKind::kCollective) == "collective");
   CHECK(task_kind_name(TaskKind::kSendRecv) == "sendrecv");
 }
+
+TEST_CASE("copies share their source task's cost entry, and the copy keeps label, kind, rates and takes its own stream and op") {
+  ExecGraph src;
+  const StreamId s = src.add_stream(src.add_device("gpu0"), StreamKind::kCompute, "compute");
+  TaskSpec a = spec("gemm", s, 0.5);
+  a.flops = 3e12, a.bytes = 2e9, a.category = 7, a.kind = TaskKind::kCollective, a.comm_op = 1;
+  const TaskId x = src.add_task(a);
+  src.add_barrier("join");
+
+  ExecGraph copy;
+  const DeviceId d = copy.add_device("rank0");
+  copy.add_stream(d, StreamKind::kCompute, "rank0/compute");
+  const StreamId s1 = copy.add_stream(d, StreamKind::kComm, "rank0/comm");
+  copy.share_tables(src);
+  const std::size_t costs = copy.costs().size();
+  const TaskId c0 = copy.add_copy(src, x, s1, 9);
+  const TaskId c1 = copy.add_task_like(src.task(x), s1, 0.75, 4);  // a straggler's copy: its own duration
+  CHECK(copy.costs().size() == costs + 1);                           // only the second one added a cost
+  const Task t0 = copy.task(c0), t1 = copy.task(c1);
+  CHECK(copy.label_of(c0) == "gemm");
+  CHECK(t0.kind == TaskKind::kCollective);
+  CHECK(t0.category == 7);
+  CHECK(t0.stream == s1);
+  CHECK(t0.comm_op == 9);
+  CHECK(t0.duration == 0.5);
+  CHECK(t0.flops == 3e12);
+  CHECK(t0.bytes == 2e9);
+  CHECK(t1.duration == 0.75);
+  CHECK(t1.flops == 3e12);
+  CHECK(t1.comm_op == 4);
+  CHECK(copy.stream_tasks(s1) == std::vector<TaskId>{c0, c1});
+  // Barriers share one zero-cost entry.
+  const TaskId b0 = copy.add_barrier("j0"), b1 = copy.add_barrier("j1");
+  CHECK(copy.packed_tasks()[b0].cost == copy.packed_tasks()[b1].cost);
+  CHECK(copy.task(b0).duration == 0);
+  // Copying from a graph whose tables were not taken, or taking tables after adding tasks, is refused.
+  ExecGraph other;
+  other.add_stream(other.add_device("g"), StreamKind::kCompute, "c");
+  CHECK_THROWS_AS(other.add_copy(src, x, 0, kNone), std::invalid_argument);
+  other.add_barrier("b");
+  CHECK_THROWS_AS(other.share_tables(src), std::logic_error);
+  // Range-for over the tasks yields every task, in id order.
+  std::vector<double> durations;
+  for (const Task& t : copy.tasks()) durations.push_back(t.duration);
+  CHECK(durations == std::vector<double>{0.5, 0.75, 0.0, 0.0});
+}

@@ -41,7 +41,7 @@ CappedGraph apply_power_cap(const sim::ExecGraph& g, const hw::GpuSpec& gpu, DTy
   for (const sim::Device& d : g.devices()) out.graph.add_device(d.name);
   for (const sim::Stream& st : g.streams()) out.graph.add_stream(st.device, st.kind, st.name);
   out.graph.reserve(g.task_count(), g.edge_count());
-  out.graph.share_labels(g);
+  out.graph.share_tables(g);
   for (sim::TaskId id = 0; id < g.task_count(); ++id) {
     const sim::Task& t = g.task(id);
     if (t.stream == sim::kNone) {

@@ -63,7 +63,7 @@ TrainingGraph expand_to_all_ranks(const TrainingGraph& sym, const TrainingPlan& 
   TrainingGraph out;
   out.stages = sym.stages;
   sim::ExecGraph& eg = out.graph;
-  eg.share_labels(g);
+  eg.share_tables(g);
   for (std::uint32_t q = 0; q < Q; ++q) {
     for (std::uint32_t s = 0; s < pp; ++s) eg.add_device("rank" + std::to_string(q + Q * s));
     for (const sim::Stream& st : g.streams())
@@ -124,11 +124,16 @@ TrainingGraph expand_to_all_ranks(const TrainingGraph& sym, const TrainingPlan& 
   for (sim::TaskId x = 0; x < T; ++x) {
     const sim::Task& t = g.task(x);
     const std::uint32_t stage = g.streams()[t.stream].device;
+    const bool slows = t.kind == sim::TaskKind::kCompute && t.category != kOffloadTask;
     for (std::uint32_t q = 0; q < Q; ++q) {
-      double duration = t.duration;
-      if (t.kind == sim::TaskKind::kCompute && t.category != kOffloadTask) duration *= slowdown[q + Q * stage];
       const std::uint32_t op = t.comm_op == sim::kNone ? sim::kNone : instance_op(t.comm_op, shape[x].part->base[q]);
-      eg.add_task_like(t, static_cast<sim::StreamId>(q * S + t.stream), duration, op);
+      const auto stream = static_cast<sim::StreamId>(q * S + t.stream);
+      const double factor = slows ? slowdown[q + Q * stage] : 1.0;
+      if (factor == 1.0) {
+        eg.add_copy(g, x, stream, op);  // shares the symmetric task's cost entry
+      } else {
+        eg.add_task_like(t, stream, t.duration * factor, op);
+      }
     }
   }
   const auto first_barrier = static_cast<sim::TaskId>(eg.task_count());
