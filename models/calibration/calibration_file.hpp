@@ -33,6 +33,10 @@ namespace exasim::models {
 // run (Megatron-Bridge 25.11, B200, Qwen3-30B-A3B, 8 GPUs, one stage: -79.9% -> 0.1%) and checked
 // on the other five Qwen3 runs of validate/cases (GB200 30B -55.2% -> -7.7%, B200 235B -64.4% ->
 // -19.4%, H100 235B -23.5% -> -8.8%, GB200 235B -31.5% -> -23.3%, H100 30B -75.0% -> -59.5%).
+// Caution: the same Qwen3-30B-A3B recipes in the 25.09 archive (token-drop, precision not
+// recorded) ran 2.0x faster on H100 and 1.9x on B200 (10494 and 18066 tokens/s per GPU against
+// 5275 and 9299) but not on GB200 at micro-batch 4 (22775 against 23766): the fitted figure may
+// describe the 25.11 dropless software path more than a host's dispatch rate.
 //
 // sharded_collective_efficiency: the fraction of the network model's collective rate that the
 // framework's ZeRO-3/FSDP weight gathers and gradient reduce-scatters reach (1: NCCL rings over
