@@ -28,6 +28,7 @@ struct KernelOptions {
   double m = 0, n = 0, k = 0, batch = 1;
   double seq = 0, context = 0, heads = 0, kv_heads = 0, head_dim = 128, block = 16;
   bool no_causal = false;
+  double window = 0;
   double rows = 0, cols = 0, params = 0;
   bool json = false;
 };
@@ -62,6 +63,9 @@ models::AttentionShape attention_shape(const KernelOptions& o, const std::string
   s.batch = o.batch, s.seq_q = o.seq, s.seq_kv = o.context > 0 ? o.context : o.seq;
   s.heads = o.heads, s.kv_heads = o.kv_heads, s.head_dim = o.head_dim, s.causal = !o.no_causal;
   if (s.seq_kv < s.seq_q) bad("--context", "--context (keys) must be at least --seq (queries)", "omit it for self-attention");
+  if (o.window < 0) bad("--window", "--window must be at least 1 key (0: no window)", "e.g. --window 4096");
+  if (o.window > 0 && o.no_causal) bad("--window", "a sliding window is causal: it cannot go with --no-causal", "drop one of them");
+  s.window = o.window;
   return s;
 }
 
@@ -163,6 +167,7 @@ void add_kernel_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--head-dim", o->head_dim, "attention: head dimension");
   cmd->add_option("--block-tokens", o->block, "attention_decode: paged-KV block size");
   cmd->add_flag("--no-causal", o->no_causal, "attention_prefill/backward: full (non-causal) attention");
+  cmd->add_option("--window", o->window, "attention_prefill/backward: sliding window, keys per query (0: none)");
   cmd->add_option("--rows", o->rows, "memory ops: rows (tokens)");
   cmd->add_option("--cols", o->cols, "memory ops: columns (hidden size)");
   cmd->add_option("--params", o->params, "adam: parameters updated");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace exasim::models {
 
@@ -12,6 +13,7 @@ namespace {
 struct Resolved {
   double batch, seq_q, seq_kv, heads, kv_heads, hd;
   bool causal;
+  double window;  // keys per query under a sliding window (causal); infinity: none
 };
 
 Resolved resolve(const AttentionShape& s) {
@@ -23,7 +25,8 @@ Resolved resolve(const AttentionShape& s) {
   r.kv_heads = std::clamp(s.kv_heads > 0 ? s.kv_heads : r.heads, 1.0, r.heads);
   // FlashAttention compiles head dims in steps of 32 (32, 64, ..., 256): others run padded.
   r.hd = std::ceil(std::max(1.0, s.head_dim) / 32) * 32;
-  r.causal = s.causal;
+  r.window = s.window > 0 ? std::max(1.0, s.window) : std::numeric_limits<double>::infinity();
+  r.causal = s.causal || s.window > 0;
   return r;
 }
 
@@ -33,10 +36,17 @@ double matrix_rate_per_sm(const hw::GpuSpec& gpu, DType t) {
   return (half > 0 ? half : gpu.peak(DType::kFp32)) / gpu.sm_count;
 }
 
+// Keys seen by the queries at positions [0, n): min(p + 1, w) each.
+double band_pairs(double n, double w) {
+  if (n <= w) return n * (n + 1) / 2;
+  return w * (w + 1) / 2 + (n - w) * w;
+}
+
 // Useful FLOPs of QK^T and PV: 4 d per (query, visible key) pair.
 double useful_flops(const Resolved& r) {
   const double offset = r.seq_kv - r.seq_q;  // queries are the last seq_q positions
-  const double pairs = r.causal ? r.seq_q * offset + r.seq_q * (r.seq_q + 1) / 2 : r.seq_q * r.seq_kv;
+  double pairs = r.causal ? r.seq_q * offset + r.seq_q * (r.seq_q + 1) / 2 : r.seq_q * r.seq_kv;
+  if (std::isfinite(r.window)) pairs = band_pairs(r.seq_kv, r.window) - band_pairs(offset, r.window);
   return 4 * r.batch * r.heads * r.hd * pairs;
 }
 
@@ -56,8 +66,9 @@ Walk forward_walk(const Resolved& r, const AttentionTiles& t) {
   }
   const double offset = r.seq_kv - r.seq_q;
   for (double i = 0; i < w.ctas; ++i) {
-    const double last_row = std::min(r.seq_q, (i + 1) * t.rows) + offset;
-    const double visited = std::min(nk, std::ceil(last_row / t.cols));
+    const double last_row = std::min(r.seq_q, (i + 1) * t.rows) + offset;  // one past the block's last query
+    const double first_key = std::max(0.0, i * t.rows + offset - r.window + 1);  // 0 without a window
+    const double visited = std::min(nk, std::ceil(last_row / t.cols)) - std::floor(first_key / t.cols);
     w.total += visited;
     w.longest = std::max(w.longest, visited);
   }
@@ -77,7 +88,10 @@ Walk backward_walk(const Resolved& r, const AttentionTiles& t) {
   for (double j = 0; j < w.ctas; ++j) {
     const double first_key = j * t.cols - offset;  // first query row that sees this block
     const double first_block = std::max(0.0, std::floor(first_key / t.rows));
-    const double visited = std::max(0.0, nq - first_block);
+    // Under a sliding window the block's last key is seen by the queries up to window - 1 after it.
+    const double last_query = std::min(r.seq_q - 1, (j + 1) * t.cols - 1 + r.window - 1 - offset);
+    const double end_block = std::isfinite(r.window) ? std::floor(std::max(-1.0, last_query) / t.rows) + 1 : nq;
+    const double visited = std::max(0.0, std::min(nq, end_block) - first_block);
     w.total += visited;
     w.longest = std::max(w.longest, visited);
   }

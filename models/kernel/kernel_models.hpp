@@ -37,6 +37,9 @@ struct AttentionShape {
   double kv_heads = 0;   // 0: same as heads
   double head_dim = 128;
   bool causal = true;
+  // Sliding-window attention (causal): each query sees the `window` latest keys, itself
+  // included; 0: no window. The kernel skips the key blocks outside every row's band.
+  double window = 0;
 };
 // FlashAttention-2 style forward (prefill, training forward).
 KernelCost attention_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const AttentionShape& s);

@@ -2,6 +2,8 @@
 // of prefill, linear scaling of decode with context, causal halving, GQA, monotonicity.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "kernel_test_gpus.hpp"
 #include "models/kernel/attention_model.hpp"
 #include "models/kernel/kernel_models.hpp"
@@ -127,4 +129,43 @@ TEST_CASE("attention: H100 forward near FlashAttention-3's published rate, A100 
     const KernelCost a = attention_prefill(a100, KernelParams::defaults_for(a100), DType::kBf16, s);
     CHECK(a.flops / a.time_s == doctest::Approx(200e12).epsilon(0.15));
   }
+}
+
+TEST_CASE("attention: a sliding window counts min(position + 1, window) keys per query and skips the blocks outside it") {
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  const KernelParams p = calibrated_params(h100);
+  const double s = 8192, h = 32, d = 128;
+  auto shape = [&](double window, double seq_q = 8192) {
+    AttentionShape a = llama_prefill(seq_q);
+    a.seq_kv = s;
+    a.window = window;
+    return a;
+  };
+  // FLOPs against a brute-force count of the visible pairs (queries are the last seq_q positions).
+  for (const double w : {1.0, 128.0, 1000.0, 4096.0}) {
+    for (const double seq_q : {8192.0, 512.0}) {
+      double pairs = 0;
+      for (double pos = s - seq_q; pos < s; ++pos) pairs += std::min(pos + 1, w);
+      CHECK(attention_prefill(h100, p, DType::kBf16, shape(w, seq_q)).flops == doctest::Approx(4 * h * d * pairs));
+      CHECK(attention_backward(h100, p, DType::kBf16, shape(w, seq_q)).flops == doctest::Approx(2.5 * 4 * h * d * pairs));
+    }
+  }
+  // A window as long as the sequence is plain causal attention, to the bit.
+  CHECK(attention_prefill(h100, p, DType::kBf16, shape(s)).time_s == attention_prefill(h100, p, DType::kBf16, shape(0)).time_s);
+  CHECK(attention_backward(h100, p, DType::kBf16, shape(s)).time_s == attention_backward(h100, p, DType::kBf16, shape(0)).time_s);
+  // Time grows with the window; a window of one key block visits about 2 blocks per query row
+  // block instead of 32.5 (forward tiles 128 x 64 at d = 128): far less matrix work, but the
+  // Q/K/V/O traffic and the launch stay, so it is faster by less than the 16x of the tiles.
+  double before = 0;
+  for (const double w : {64.0, 256.0, 1024.0, 4096.0, 8192.0}) {
+    const double t = attention_prefill(h100, p, DType::kBf16, shape(w)).time_s;
+    CHECK(t > before);
+    before = t;
+  }
+  const double full = attention_prefill(h100, p, DType::kBf16, shape(0)).time_s;
+  const double narrow = attention_prefill(h100, p, DType::kBf16, shape(64)).time_s;
+  CHECK(narrow < full / 4);
+  CHECK(narrow > full / 32.5);
+  const double full_bwd = attention_backward(h100, p, DType::kBf16, shape(0)).time_s;
+  CHECK(attention_backward(h100, p, DType::kBf16, shape(128)).time_s < full_bwd / 4);
 }

@@ -38,7 +38,7 @@ MlaSpec mla_from(const Node& n) {
   return m;
 }
 
-const std::array<config::Field<ModelSpec>, 18> kFields = {{
+const std::array<config::Field<ModelSpec>, 20> kFields = {{
     {"layers", [](ModelSpec& m, const Node& n) { m.layers = count(n); }},
     {"hidden", [](ModelSpec& m, const Node& n) { m.hidden = size(n); }},
     {"heads", [](ModelSpec& m, const Node& n) { m.heads = count(n); }},
@@ -66,6 +66,8 @@ const std::array<config::Field<ModelSpec>, 18> kFields = {{
     {"max_seq_len", [](ModelSpec& m, const Node& n) { m.max_seq_len = size(n); }, false},
     {"moe", [](ModelSpec& m, const Node& n) { m.moe = moe_from(n); }, false},
     {"mla", [](ModelSpec& m, const Node& n) { m.mla = mla_from(n); }, false},
+    {"sliding_window", [](ModelSpec& m, const Node& n) { m.sliding_window = size(n); }, false},
+    {"sliding_window_pattern", [](ModelSpec& m, const Node& n) { m.sliding_window_pattern = count(n); }, false},
     {"name", [](ModelSpec& m, const Node& n) { m.name = n.as_string(); }, false},
     {"description", [](ModelSpec&, const Node& n) { (void)n.as_string(); }, false},
 }};
@@ -85,6 +87,9 @@ ModelSpec model_from_layers(const std::string& name, const std::vector<Node>& la
                        "or give head_dim");
   }
   if (m.position == PositionKind::kLearned && m.max_seq_len == 0) m.max_seq_len = 2048;
+  if (m.sliding_window_pattern > 0 && m.sliding_window == 0) {
+    last["sliding_window_pattern"].fail("sliding_window_pattern needs sliding_window", "give sliding_window: KEYS (e.g. 128)");
+  }
   return m;
 }
 

@@ -46,6 +46,12 @@ struct ModelSpec {
   std::int64_t max_seq_len = 0;  // 0 = unknown
   std::optional<MoeSpec> moe;
   std::optional<MlaSpec> mla;
+  // Sliding-window attention (Mistral, Gemma 2/3, GPT-OSS): a query sees the `sliding_window`
+  // latest keys, itself included (0: full causal attention everywhere). With a pattern p > 0,
+  // every p-th layer (layer l with (l + 1) % p == 0) keeps full attention, the others slide
+  // (GPT-OSS: window 128, p = 2, alternating from a sliding layer 0); p = 0: every layer slides.
+  std::int64_t sliding_window = 0;
+  int sliding_window_pattern = 0;
 
   std::int64_t head_dimension() const { return head_dim > 0 ? head_dim : hidden / heads; }
   // Parameter count (embeddings and LM head included once each unless tied).
@@ -57,6 +63,11 @@ struct ModelSpec {
   // Mixture of experts: whether `layer` (0-based) has a routed MLP, the layer without its MLP
   // (attention and norms), one routed expert's MLP, and the router's weights.
   bool is_moe_layer(int layer) const { return moe && layer >= moe->dense_layers; }
+  // The keys a query of `layer` sees at most (0: all before it).
+  std::int64_t attention_window(int layer) const {
+    if (sliding_window <= 0) return 0;
+    return sliding_window_pattern > 0 && (layer + 1) % sliding_window_pattern == 0 ? 0 : sliding_window;
+  }
   double layer_base_parameter_count() const;
   double expert_parameter_count() const;
   double router_parameter_count() const;

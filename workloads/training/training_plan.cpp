@@ -44,6 +44,10 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
   if (p.cp > 1 && c.attention != AttentionKernel::kFlash)
     reject("training.parallelism.cp", "context parallelism " + str(p.cp) + " runs ring attention, which needs FlashAttention",
            "set attention_kernel: flash or cp: 1");
+  if (p.cp > 1 && m.sliding_window > 0)
+    reject("training.parallelism.cp", "context parallelism " + str(p.cp) + " with sliding-window attention (window " +
+               std::to_string(m.sliding_window) + ") is not modelled: the ring would skip the blocks outside the window",
+           "set cp: 1");
   if (p.cp > 1 && c.seq_len % (2 * p.cp) != 0)
     reject("training.parallelism.cp", "seq_len " + str(c.seq_len) + " does not split into 2*cp = " + str(2 * p.cp) +
                " equal chunks (Megatron's load-balanced causal split)", "use a seq_len that is a multiple of " + str(2 * p.cp));

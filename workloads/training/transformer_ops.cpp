@@ -91,7 +91,13 @@ Op attention(std::string_view name, const LayerDims& d, bool backward) {
   const bool ring = d.cp > 1;
   const double seq_q = s / d.cp, seq_kv = ring ? s / 2 : s;
   op.attention = {b, seq_q, seq_kv, d.heads, d.kv_heads, d.head_dim, !ring && d.causal_fraction < 1};
-  const double fwd_flops = 4 * b * seq_q * seq_kv * d.heads * d.head_dim * (ring ? 1 : d.causal_fraction);
+  double fwd_flops = 4 * b * seq_q * seq_kv * d.heads * d.head_dim * (ring ? 1 : d.causal_fraction);
+  if (d.window > 0 && d.window < s) {  // a sliding window (TrainingPlan refuses it with cp > 1)
+    op.attention.window = d.window;
+    op.attention.causal = true;
+    const double w = d.window, pairs = w * (w + 1) / 2 + (s - w) * w;  // min(position + 1, w) keys per query
+    fwd_flops = 4 * b * pairs * d.heads * d.head_dim;
+  }
   // Every K/V block of the sequence passes through each GPU of the ring once.
   const double q = d.tokens * d.heads * d.head_dim * e, kv = d.tokens * d.cp * d.kv_heads * d.head_dim * e;
   op.flops = backward ? 2.5 * fwd_flops : fwd_flops;
@@ -203,6 +209,7 @@ LayerDims LayerDims::from(const ModelSpec& model, const TrainingConfig& cfg) {
 
 LayerDims LayerDims::for_layer(const ModelSpec& model, int layer) const {
   LayerDims d = *this;
+  d.window = static_cast<double>(model.attention_window(layer));
   d.moe = model.is_moe_layer(layer);
   if (!d.moe) return d;
   const MoeSpec& m = *model.moe;

@@ -94,6 +94,7 @@ struct LayerDims {
   bool fp8 = false;       // fp8 GEMMs: operands are cast (and scaled) from 16-bit first
   bool fused_cross_entropy = true;
   double causal_fraction = 0.5;  // share of the score matrix a causal flash kernel computes
+  double window = 0;             // sliding-window attention: keys a query sees (0: all before it)
   // LoRA (TrainingConfig::lora): the base weights get no gradients; adapters of its rank on the
   // targeted linear layers run beside them.
   std::optional<LoraConfig> lora;
