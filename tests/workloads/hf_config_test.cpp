@@ -248,3 +248,33 @@ TEST_CASE("hf_config: malformed values name the key and its line") {
 
   CHECK(model_from_hf_config(write_temp("tiny", text)).parameter_count() > 0);
 }
+
+TEST_CASE("hf_config: sliding windows from layer_types, sliding_window and its pattern; unused ones ignored") {
+  // GPT-OSS: alternating layer kinds from a sliding layer 0.
+  const std::string oss = R"({"model_type": "gpt_oss", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 4,
+    "intermediate_size": 128, "vocab_size": 100, "sliding_window": 128,
+    "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention"]})";
+  const ModelSpec m = model_from_hf_config(write_temp("oss", oss));
+  CHECK(m.sliding_window == 128);
+  CHECK(m.sliding_window_pattern == 2);
+  CHECK(m.attention_window(0) == 128);
+  CHECK(m.attention_window(1) == 0);
+  // Mistral v0.1: every layer slides. Gemma 3: every 6th layer full.
+  std::string mistral = kTinyLlama;
+  mistral.insert(mistral.rfind('}'), R"(, "sliding_window": 4096)");
+  CHECK(model_from_hf_config(write_temp("mistral", mistral)).attention_window(1) == 4096);
+  std::string gemma = kTinyLlama;
+  gemma.insert(gemma.rfind('}'), R"(, "sliding_window": 512, "sliding_window_pattern": 2)");
+  CHECK(model_from_hf_config(write_temp("gemma", gemma)).attention_window(1) == 0);
+  // Qwen2 writes a window it does not use (use_sliding_window: false); Mixtral writes null.
+  CHECK(model_from_hf_config(sample("Qwen2-7B")).sliding_window == 0);
+  CHECK(model_from_hf_config(sample("Mixtral-8x7B")).sliding_window == 0);
+  // A mix that is not "every p-th layer full" is refused, naming the key.
+  std::string mixed = oss;
+  mixed.replace(mixed.find("\"full_attention\", \"sliding_attention\", \"full_attention\""),
+                std::string("\"full_attention\", \"sliding_attention\", \"full_attention\"").size(),
+                "\"full_attention\", \"full_attention\", \"sliding_attention\"");
+  const ConfigError e = error_of<ConfigError>(write_temp("mixed", mixed));
+  CHECK(std::string(e.what()).find("not modelled") != std::string::npos);
+  CHECK(e.where().key == "layer_types");
+}

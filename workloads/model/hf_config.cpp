@@ -278,6 +278,48 @@ void read_mla(const Reader& r, ModelSpec& m) {
   m.mla = mla;
 }
 
+// Sliding-window attention. GPT-OSS lists each layer's kind ("layer_types": "sliding_attention" /
+// "full_attention"); Mistral v0.1 slides on every layer ("sliding_window"); Gemma 3 keeps every
+// p-th layer full ("sliding_window_pattern"); Qwen2 writes a window it does not use unless
+// "use_sliding_window" is true (and then only above "max_window_layers", which is not modelled).
+void read_sliding_window(const Reader& r, const json& root, ModelSpec& m) {
+  const auto window = r.optional_integer({"sliding_window"});
+  if (!window || *window <= 0 || !r.optional_bool("use_sliding_window").value_or(true)) return;
+  if (r.has({"max_window_layers"}) && r.optional_integer({"max_window_layers"}).value_or(0) < m.layers)
+    r.fail("max_window_layers", "sliding windows on the layers above max_window_layers are not modelled",
+           "set use_sliding_window: false, or give the model in exasim's YAML");
+  r.check_range({"sliding_window"}, *window, 1, std::numeric_limits<std::int64_t>::max());
+  m.sliding_window = *window;
+  m.sliding_window_pattern = static_cast<int>(r.optional_integer({"sliding_window_pattern"}).value_or(0));
+  r.check_range({"sliding_window_pattern"}, m.sliding_window_pattern, 0, m.layers);
+  const auto types = root.find("layer_types");
+  if (types == root.end() || types->is_null()) return;
+  if (!types->is_array() || types->size() != static_cast<std::size_t>(m.layers))
+    r.fail("layer_types", "expected one entry per layer (" + std::to_string(m.layers) + ")");
+  std::vector<bool> full;
+  for (const json& t : *types) {
+    if (!t.is_string() || (t != "sliding_attention" && t != "full_attention"))
+      r.fail("layer_types", "expected \"sliding_attention\" or \"full_attention\", got " + t.dump());
+    full.push_back(t == "full_attention");
+  }
+  // The pattern p whose full layers are exactly l with (l + 1) % p == 0 (p = 0: none full).
+  for (int p = 0; p <= m.layers; ++p) {
+    if (p == 1) continue;  // every layer full: no window at all
+    bool match = true;
+    for (int l = 0; l < m.layers && match; ++l) match = full[l] == (p > 0 && (l + 1) % p == 0);
+    if (match) {
+      m.sliding_window_pattern = p;
+      return;
+    }
+  }
+  if (std::all_of(full.begin(), full.end(), [](bool f) { return f; })) {
+    m.sliding_window = 0, m.sliding_window_pattern = 0;
+    return;
+  }
+  r.fail("layer_types", "a mix of sliding and full layers other than every p-th layer full is not modelled",
+         "give the model in exasim's YAML with sliding_window and sliding_window_pattern");
+}
+
 std::string model_name(const Reader& r, const std::filesystem::path& file) {
   if (auto name = r.optional_string({"_name_or_path"}); name && !name->empty()) return *name;
   return std::filesystem::absolute(file).parent_path().filename().string();
@@ -307,6 +349,7 @@ ModelSpec model_from_hf_config(const std::string& path) {
   read_attention(r, m);
   read_moe(r, m);
   read_mla(r, m);
+  read_sliding_window(r, root, m);
   return m;
 }
 
