@@ -249,7 +249,7 @@ TEST_CASE("hf_config: malformed values name the key and its line") {
   CHECK(model_from_hf_config(write_temp("tiny", text)).parameter_count() > 0);
 }
 
-TEST_CASE("hf_config: sliding windows from layer_types, sliding_window and its pattern; unused ones ignored") {
+TEST_CASE("hf_config: sliding windows from layer_types, sliding_window and its pattern, unused ones ignored") {
   // GPT-OSS: alternating layer kinds from a sliding layer 0.
   const std::string oss = R"({"model_type": "gpt_oss", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 4,
     "intermediate_size": 128, "vocab_size": 100, "sliding_window": 128,

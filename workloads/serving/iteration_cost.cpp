@@ -173,18 +173,32 @@ double IterationCostModel::linear_time(double tokens, double sampled) const {
 
 double IterationCostModel::attention_time(const BatchShape& b) const {
   const ModelSpec& m = in_.model;
+  // Sliding-window layers (model.sliding_window): prefill over the band, decode over at most the
+  // window's tokens; the other layers attend to the whole context.
+  int sliding = 0;
+  for (int l = 0; l < m.layers; ++l) sliding += m.attention_window(l) > 0;
+  double t = (m.layers - sliding) * layer_attention_time(b, 0);
+  if (sliding > 0) t += sliding * layer_attention_time(b, static_cast<double>(m.sliding_window));
+  return t;
+}
+
+double IterationCostModel::layer_attention_time(const BatchShape& b, double window) const {
+  const ModelSpec& m = in_.model;
   const Dims x = per_gpu_dims(m, in_.parallelism.tp);
   const hw::GpuSpec& g = in_.gpu;
   double t = 0;
   for (const PrefillChunk& c : b.prefills) {
-    const models::AttentionShape s{1, c.tokens, c.context + c.tokens, x.heads, x.kv_heads, x.d, true};
+    models::AttentionShape s{1, c.tokens, c.context + c.tokens, x.heads, x.kv_heads, x.d, true};
+    s.window = window;
     t += models::attention_prefill(g, in_.kernel, kAct, s).time_s;
   }
   if (b.decodes > 0) {
-    const double context = b.decode_context / b.decodes;
+    const double sum = window > 0 && b.decode_window_context >= 0 ? b.decode_window_context : b.decode_context;
+    const double context = window > 0 ? std::min(sum / b.decodes, window) : sum / b.decodes;
     if (in_.speculative) {  // verification: k+1 query tokens per sequence over its context
       const double q = in_.speculative->tokens + 1;
-      const models::AttentionShape s{b.decodes, q, context, x.heads, x.kv_heads, x.d, true};
+      models::AttentionShape s{b.decodes, q, std::max(q, context), x.heads, x.kv_heads, x.d, true};
+      s.window = window;
       t += models::attention_prefill(g, in_.kernel, kAct, s).time_s;
     } else if (in_.decode_attention_matrix) {
       // Tensor-core GQA decode: the heads/kv_heads query heads of a KV head are the rows of one
@@ -199,7 +213,7 @@ double IterationCostModel::attention_time(const BatchShape& b) const {
       t += models::attention_decode(g, in_.kernel, in_.kv_dtype, s).time_s;
     }
   }
-  return t * m.layers;
+  return t;
 }
 
 IterationTime IterationCostModel::time(const BatchShape& b) const {
@@ -235,6 +249,8 @@ double IterationCostModel::decode_step_time(double batch, double context) const 
   BatchShape b;
   b.decodes = batch;
   b.decode_context = batch * context;
+  b.decode_window_context = in_.model.sliding_window > 0 ? batch * std::min(context, static_cast<double>(in_.model.sliding_window))
+                                                         : b.decode_context;
   b.sampled = batch;
   return time(b).total;
 }

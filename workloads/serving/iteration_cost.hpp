@@ -31,6 +31,9 @@ struct BatchShape {
   std::vector<PrefillChunk> prefills;
   double decodes = 0;         // decoding sequences
   double decode_context = 0;  // sum over decoding sequences of the KV tokens each attends to
+  // The same sum on a sliding-window layer: min(KV tokens, window) each (= decode_context
+  // without a window; the cost model falls back to decode_context when this is not set)
+  double decode_window_context = -1;
   double sampled = 0;         // sequences that emit a token (rows of the LM head)
   double swap_bytes = 0;      // KV bytes copied between GPU and host (swap preemption)
   double tokens() const;      // prefill tokens + one per decoding sequence (k+1 with speculation)
@@ -82,6 +85,7 @@ class IterationCostModel {
 
  private:
   double layer_linear_time(double tokens, bool moe_layer) const;
+  double layer_attention_time(const BatchShape& batch, double window) const;  // one layer; window 0: full
   double layer_comm_time(double tokens, bool moe_layer) const;
   double head_time(double sampled) const;
   double cached_linear(std::int64_t tokens) const;

@@ -55,8 +55,9 @@ std::int64_t Replica::prefix_match_tokens(const Request& r) const {
 
 void Replica::build_shape() {
   shape_.prefills.clear();
-  shape_.decodes = shape_.decode_context = shape_.sampled = 0;
+  shape_.decodes = shape_.decode_context = shape_.decode_window_context = shape_.sampled = 0;
   const double step = setup_.limits.step_tokens;
+  const auto window = static_cast<double>(cost_.inputs().model.sliding_window);
   for (const ScheduledWork& w : batch_.items) {
     const Sequence& s = state_.seq(w.seq);
     if (w.prefill) {
@@ -64,7 +65,9 @@ void Replica::build_shape() {
       if (s.computed + w.tokens >= s.prefill_target) shape_.sampled += 1;
     } else {
       shape_.decodes += 1;
-      shape_.decode_context += static_cast<double>(s.computed) + step;
+      const double context = static_cast<double>(s.computed) + step;
+      shape_.decode_context += context;
+      shape_.decode_window_context += window > 0 ? std::min(context, window) : context;
       shape_.sampled += step;
     }
   }

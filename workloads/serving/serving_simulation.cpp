@@ -103,11 +103,6 @@ void ServingRun::build() {
                         std::to_string(in_.cluster.gpu_count()),
                     {"", 0, "serving.replicas"}, "lower replicas or tp, or add nodes to the cluster");
   }
-  if (in_.model.sliding_window > 0) {  // its KV cache and decode reads would be bounded by the window
-    throw PlanError("serving a model with sliding-window attention (window " + std::to_string(in_.model.sliding_window) +
-                        ") is not modelled: the KV cache and the attention reads of its sliding layers would be taken as full",
-                    {"", 0, "model.sliding_window"}, "simulate training with it, or serve the model without the window");
-  }
   const RouterInfo* router = find_router(cfg.router);
   if (!router) throw ConfigError("unknown router \"" + cfg.router + "\"", {"", 0, "serving.router"}, "use " + router_names());
   if (!find_batch_scheduler(cfg.scheduler))
