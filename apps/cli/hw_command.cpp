@@ -3,6 +3,7 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -276,16 +277,22 @@ Table list_cpus(const Catalog& cat) {
   return t;
 }
 
-// Read straight from the YAML (the model spec lives in workloads/); absent keys print "-".
+// Read straight from the YAML (the model spec lives in workloads/), an entry's own keys over its
+// base's; absent keys print "-".
 Table list_models(const Catalog& cat) {
   const char* keys[] = {"layers", "hidden", "heads", "kv_heads", "ffn", "vocab"};
   Table t({"name", "layers", "hidden", "heads", "kv heads", "ffn", "vocab", "experts (top-k)"});
   for (std::size_t c = 1; c <= 7; ++c) t.set_align_right(c);
   for (const auto& name : cat.names(CatalogKind::kModel)) {
-    const config::Node& e = cat.entry(CatalogKind::kModel, name);
+    const std::vector<config::Node> chain = cat.layers(CatalogKind::kModel, name_ref(name));  // base first
+    auto find = [&](const char* key) -> std::optional<config::Node> {
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+        if (it->has(key)) return (*it)[key];
+      return std::nullopt;
+    };
     std::vector<std::string> row = {name};
-    for (const char* k : keys) row.push_back(e.has(k) ? e[k].as_string() : "-");
-    const config::Node moe = e["moe"];
+    for (const char* k : keys) row.push_back(find(k) ? find(k)->as_string() : "-");
+    const config::Node moe = find("moe").value_or(config::Node{});
     row.push_back(moe.has("experts") && moe.has("top_k")
                       ? moe["experts"].as_string() + " (" + moe["top_k"].as_string() + ")"
                       : "-");

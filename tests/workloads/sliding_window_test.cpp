@@ -87,3 +87,17 @@ TEST_CASE("sliding window: the iteration is shorter by at least the attention th
   cp.attention = AttentionKernel::kFlash;
   CHECK_THROWS_WITH_AS(TrainingPlan(windowed(128, 2), cp, 2, 2), doctest::Contains("sliding-window"), PlanError);
 }
+
+TEST_CASE("sliding window: the gpt-oss catalog models match the model card's sizes and alternate from a sliding layer 0") {
+  auto model = [](const std::string& name) { return resolve_model(config::load_string(name, "<test>"), testing::catalog(), "."); };
+  const ModelSpec big = model("gpt-oss-120b"), small = model("gpt-oss-20b");
+  // Model card (OpenAI, 2025): 116.83 B total / 5.13 B active; 20.9 B / 3.6 B. The card's active
+  // count includes the unembedding but not the input embedding (a lookup). Not counted here: the
+  // experts' and router's biases and the attention sinks (under 0.1%).
+  CHECK(big.parameter_count() == doctest::Approx(116.83e9).epsilon(0.005));
+  CHECK(big.active_parameter_count() - big.embedding_parameter_count() == doctest::Approx(5.13e9).epsilon(0.01));
+  CHECK(small.parameter_count() == doctest::Approx(20.9e9).epsilon(0.005));
+  CHECK(small.active_parameter_count() - small.embedding_parameter_count() == doctest::Approx(3.6e9).epsilon(0.01));
+  CHECK(small.attention_window(0) == 128);
+  CHECK(small.attention_window(23) == 0);
+}
