@@ -155,7 +155,9 @@ TEST_CASE("bad --set overrides name the override") {
   CHECK(contains(r.output, "key.path=value"));
 }
 
-TEST_CASE("bad input 8e: --window checks its value") {
+TEST_CASE("bad input 8e: --window and serving.sliding_window_kv check their values") {
+  const std::string serving = std::string(EXASIM_SOURCE_DIR) + "/configs/scenarios/llama2-70b-h100-serving.yaml";
+  expect_command_error("run '" + serving + "' --set serving.sliding_window_kv=all", {"serving.sliding_window_kv", "window"});
   expect_command_error("kernel --gpu H100-SXM5-80GB --op attention_prefill --seq 4096 --heads 32 --window -1", {"--window"});
   expect_command_error("kernel --gpu H100-SXM5-80GB --op attention_prefill --seq 4096 --heads 32 --window 128 --no-causal",
                        {"--window", "causal"});

@@ -35,7 +35,8 @@ Drive drive(sv::Replica& rep) {
   return d;
 }
 
-sv::Replica make_replica(const workloads::Scenario& s, std::int64_t blocks, sv::Preemption mode) {
+sv::Replica make_replica(const workloads::Scenario& s, std::int64_t blocks, sv::Preemption mode, std::int64_t kv_window = 0,
+                         double full_fraction = 1) {
   const auto& cfg = *s.serving_config;
   const auto& pool = cfg.pools[0];
   sv::ReplicaLimits limits;
@@ -47,6 +48,7 @@ sv::Replica make_replica(const workloads::Scenario& s, std::int64_t blocks, sv::
   sv::CostModelInputs in{s.model, pool.gpu, pool.kernel, s.calibration.collective, {}, 8, pool.parallelism,
                          cfg.precision, cfg.kv_dtype, 1e-3, pool.host_bandwidth, nullptr};
   sv::ReplicaSetup setup{0, sv::PoolRole::kMixed, "vllm", limits, blocks, 16, 0.01, mem.kv_bytes_per_token, nullptr};
+  setup.kv_window = kv_window, setup.kv_full_layer_fraction = full_fraction;
   return sv::Replica(setup, sv::IterationCostModel(in), nullptr);
 }
 
@@ -93,4 +95,31 @@ TEST_CASE("serving: the sarathi and orca schedulers also keep within the cache")
     CHECK(r.kv_peak_utilization <= 1.0);
     if (std::string(sched) == "orca") CHECK(r.preemptions == 0);
   }
+}
+
+TEST_CASE("serving: sliding-window layers free the blocks outside their window") {
+  // Block counts against the hand formula: half the layers full, window 128, blocks of 16 tokens.
+  sv::KvBlockManager kv(1000, 16, 0.0);
+  CHECK(kv.blocks_for(1000) == 63);
+  kv.set_sliding_window(0.5, 128);
+  CHECK(kv.blocks_for(100) == 7);                                   // inside the window: as before
+  CHECK(kv.blocks_for(1000) == static_cast<std::int64_t>(std::ceil((500 + 0.5 * (128 + 15)) / 16)));  // 36
+  CHECK(kv.blocks_for(100000) == static_cast<std::int64_t>(std::ceil((50000 + 0.5 * 143) / 16)));
+  for (std::int64_t t = 1; t < 3000; ++t) CHECK(kv.blocks_for(t) >= kv.blocks_for(t - 1));  // never fewer for more
+
+  // A replica serving long sequences of a half-sliding model holds fewer blocks at its peak than
+  // one that keeps every layer's context, and still finishes everything within the cache.
+  const auto s = testing::serving_scenario("  replicas: 1\n");
+  workloads::Scenario windowed = s;
+  windowed.model.sliding_window = 128, windowed.model.sliding_window_pattern = 2;
+  auto peak = [&](bool free_outside) {
+    auto rep = make_replica(windowed, 4000, sv::Preemption::kRecompute, free_outside ? 128 : 0, 0.5);
+    for (int i = 0; i < 8; ++i) rep.add(testing::request(std::uint64_t(i), 0, 2000, 200));
+    const Drive d = drive(rep);
+    CHECK(d.finished == 8);
+    return rep.state().blocks().peak_used_blocks();
+  };
+  const std::int64_t full = peak(false), freed = peak(true);
+  CHECK(full == 8 * ((2200 + 15) / 16));  // every sequence at its end: 2200 tokens of every layer
+  CHECK(freed < 0.6 * full);
 }

@@ -139,6 +139,7 @@ void read_engine(const Node& n, ServingConfig& c) {
       n["kv_cache_free_memory_fraction"].fail("must be above 0", "TensorRT-LLM's default is 0.9");
   }
   if (n.has("decode_attention")) c.decode_attention_matrix = n["decode_attention"].as_choice({"vector", "matrix"}) == "matrix";
+  if (n.has("sliding_window_kv")) c.sliding_window_kv_window = n["sliding_window_kv"].as_choice({"window", "full"}) == "window";
   c.cpu_overhead_s = n.has("cpu_overhead") ? n["cpu_overhead"].as_nonnegative_quantity(units::Dimension::kTime)
                                            : kDefaultCpuOverheadS;
 }
@@ -150,7 +151,7 @@ ServingConfig read_serving(const Node& n, const hw::Catalog& catalog, const topo
   n.expect_map();
   n.check_keys({"replicas", "parallelism", "precision", "kv_cache_dtype", "scheduler", "max_batch_tokens", "max_num_seqs",
                 "chunked_prefill", "block_size", "watermark", "preemption", "swap_space", "prefix_caching",
-                "gpu_memory_utilization", "kv_cache_free_memory_fraction", "cpu_overhead", "decode_attention", "disaggregation", "router", "workload", "slo", "speculative"});
+                "gpu_memory_utilization", "kv_cache_free_memory_fraction", "cpu_overhead", "decode_attention", "sliding_window_kv", "disaggregation", "router", "workload", "slo", "speculative"});
   ServingConfig c;
   c.base_dir = base_dir;
   if (n.has("precision")) c.precision = read_dtype(n["precision"], {"fp32", "fp16", "bf16", "fp8", "fp4", "int8"});

@@ -12,6 +12,19 @@ KvBlockManager::KvBlockManager(std::int64_t total_blocks, int block_tokens, doub
       unit_blocks_(std::max<std::int64_t>(1, unit_blocks)),
       watermark_blocks_(static_cast<std::int64_t>(std::ceil(watermark * static_cast<double>(total_)))) {}
 
+void KvBlockManager::set_sliding_window(double full_fraction, std::int64_t window) {
+  assert(used_blocks() == 0 && units_.empty());
+  full_fraction_ = std::clamp(full_fraction, 0.0, 1.0);
+  window_ = std::max<std::int64_t>(0, window);
+}
+
+std::int64_t KvBlockManager::windowed_blocks_for(std::int64_t tokens) const {
+  const double t = static_cast<double>(tokens);
+  const double kept = std::min(t, static_cast<double>(window_ + block_tokens_ - 1));
+  const double layer_tokens = full_fraction_ * t + (1 - full_fraction_) * kept;
+  return static_cast<std::int64_t>(std::ceil(layer_tokens / block_tokens_));
+}
+
 void KvBlockManager::set_unit_blocks(std::int64_t blocks) {
   assert(units_.empty());
   unit_blocks_ = std::max<std::int64_t>(1, blocks);

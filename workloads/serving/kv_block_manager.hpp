@@ -28,7 +28,15 @@ class KvBlockManager {
   std::int64_t available_blocks() const { return total_ - used_blocks(); }
   std::int64_t watermark_blocks() const { return watermark_blocks_; }
   std::int64_t peak_used_blocks() const { return peak_used_; }
-  std::int64_t blocks_for(std::int64_t tokens) const { return (tokens + block_tokens_ - 1) / block_tokens_; }
+  std::int64_t blocks_for(std::int64_t tokens) const {
+    if (window_ == 0) return (tokens + block_tokens_ - 1) / block_tokens_;
+    return windowed_blocks_for(tokens);
+  }
+  // Sliding-window layers free the blocks that left their window (vLLM's hybrid KV cache
+  // manager, TensorRT-LLM's variable sliding-window cache): a sequence of t tokens then holds the
+  // blocks of full_fraction x t + (1 - full_fraction) x min(t, window + block_tokens - 1) tokens of
+  // every layer (a window straddles one block more). Only before anything is allocated.
+  void set_sliding_window(double full_fraction, std::int64_t window);
 
   // Whether `blocks` more can be allocated now (evicting cached units if needed), keeping the
   // watermark free when `keep_watermark`.
@@ -56,6 +64,7 @@ class KvBlockManager {
   };
   void evict_for(std::int64_t blocks);
   void note_peak();
+  std::int64_t windowed_blocks_for(std::int64_t tokens) const;
 
   std::int64_t total_;
   int block_tokens_;
@@ -64,6 +73,8 @@ class KvBlockManager {
   std::int64_t own_ = 0;
   std::int64_t units_in_use_ = 0;
   std::int64_t peak_used_ = 0;
+  double full_fraction_ = 1;
+  std::int64_t window_ = 0;  // 0: every layer keeps the whole context
   std::unordered_map<std::uint64_t, Unit> units_;
   std::list<std::uint64_t> lru_;  // front: released longest ago
 };

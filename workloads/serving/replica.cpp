@@ -14,6 +14,7 @@ Replica::Replica(ReplicaSetup setup, IterationCostModel cost, ServingMetrics* me
       state_(KvBlockManager(setup_.kv_blocks, setup_.block_tokens, setup_.watermark), setup_.limits),
       scheduler_(find_batch_scheduler(setup_.scheduler)->make(setup_.limits)) {
   if (setup_.speculative) spec_tokens_per_step_ = setup_.speculative->expected_tokens_per_step();
+  if (setup_.kv_window > 0) state_.blocks().set_sliding_window(setup_.kv_full_layer_fraction, setup_.kv_window);
 }
 
 Sequence Replica::fresh(Request r) const {

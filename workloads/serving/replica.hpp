@@ -27,6 +27,10 @@ struct ReplicaSetup {
   double watermark = 0.01;
   double kv_bytes_per_token_per_gpu = 0;  // for swap traffic
   const SpeculativeConfig* speculative = nullptr;
+  // Sliding-window layers' blocks freed outside the window (KvBlockManager::set_sliding_window):
+  // the share of layers with full attention and the window; kv_window 0: none.
+  double kv_full_layer_fraction = 1;
+  std::int64_t kv_window = 0;
 };
 
 struct ReplicaStats {

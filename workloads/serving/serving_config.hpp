@@ -81,6 +81,11 @@ struct ServingConfig {
   // XQA / trtllm-gen, FlashInfer with tensor cores: a KV head's query group forms the rows of one
   // MMA per loaded K/V block). Key `decode_attention: vector | matrix`.
   bool decode_attention_matrix = false;
+  // Sliding-window models: whether the KV cache frees a sliding layer's blocks once they leave its
+  // window (true: vLLM >= 0.10's hybrid KV cache manager, TensorRT-LLM's variable sliding-window
+  // cache) or keeps every layer's whole context (false: vLLM before). Key `sliding_window_kv:
+  // window | full`.
+  bool sliding_window_kv_window = true;
   std::string router = "round-robin";   // router.hpp table
   std::optional<SpeculativeConfig> speculative;
   SloConfig slo;

@@ -3,9 +3,9 @@
 // off the HBM share the engine may use (gpu_memory_utilization, vLLM's semantics); what is left
 // holds the paged KV cache. With kv_cache_free_memory_fraction (TensorRT-LLM's semantics) the KV
 // cache takes that share of what is left of the whole HBM instead.
-// Sliding-window layers (model.sliding_window) keep their whole context in the cache here, as
-// vLLM did before its hybrid allocator: their blocks outside the window are not freed, so the
-// capacity of a windowed model is a lower bound (their attention reads only the window).
+// Blocks here are blocks of every layer; with a sliding-window model the KV block manager counts
+// a sequence's blocks by what its layers keep (KvBlockManager::set_sliding_window, serving key
+// sliding_window_kv).
 #include <cstdint>
 
 #include "hw/dtype.hpp"

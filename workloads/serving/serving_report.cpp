@@ -51,6 +51,7 @@ nlohmann::json serving_result_json(const Scenario& s, const ServingResult& r, co
             {"prefix_caching", c.prefix_caching},
             {"cpu_overhead_s", c.cpu_overhead_s},
             {"decode_attention", c.decode_attention_matrix ? "matrix" : "vector"},
+            {"sliding_window_kv", c.sliding_window_kv_window ? "window" : "full"},
             {"workload", workload}}},
           {"requests_completed", r.completed},
           {"requests_rejected", r.rejected},
