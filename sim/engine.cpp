@@ -33,7 +33,7 @@ class Run {
   // between the engine's events; else execute(), where the engine alone keeps time.
   Run(const ExecGraph& g, const std::vector<CommOp>* ops, NetworkBackend* backend, EngineStats& stats, bool join,
       const std::vector<double>& comm_share, bool shared)
-      : g_(g), tasks_(g.packed_tasks()), costs_(g.costs()), ops_(ops), backend_(backend), stats_(stats), timeline_(g.task_count()),
+      : g_(g), tasks_(g.packed_tasks()), costs_(g.costs()), next_in_stream_(g.next_in_stream()), ops_(ops), backend_(backend), stats_(stats), timeline_(g.task_count()),
         queue_(!shared), join_(join), comm_share_(comm_share), slowing_(!comm_share.empty()) {}
 
   Timeline execute() {
@@ -98,13 +98,7 @@ class Run {
 
   void build_streams() {
     streams_.resize(g_.streams().size());
-    reserve_huge(next_in_stream_, tasks_.size());
-    next_in_stream_.assign(tasks_.size(), kNone);
-    for (StreamId s = 0; s < streams_.size(); ++s) {
-      const std::vector<TaskId>& program = g_.stream_tasks(s);
-      streams_[s] = StreamCursor{program.empty() ? kNone : program.front(), false};
-      for (std::size_t i = 0; i + 1 < program.size(); ++i) next_in_stream_[program[i]] = program[i + 1];
-    }
+    for (StreamId s = 0; s < streams_.size(); ++s) streams_[s] = StreamCursor{g_.stream_first(s), false};
     if (!slowing_) return;
     device_share_.assign(g_.devices().size(), 0.0);
     device_comms_.assign(g_.devices().size(), 0);
@@ -281,6 +275,7 @@ class Run {
   const ExecGraph& g_;
   const std::vector<PackedTask>& tasks_;
   const std::vector<TaskCost>& costs_;
+  const std::vector<TaskId>& next_in_stream_;  // the graph's: per task, the task after it on its stream
   const std::vector<CommOp>* ops_;
   NetworkBackend* backend_;
   EngineStats& stats_;
@@ -289,7 +284,6 @@ class Run {
   std::vector<TaskId> succ_;
   std::vector<std::uint32_t> remaining_;  // unfinished dependencies per task
   std::vector<StreamCursor> streams_;
-  std::vector<TaskId> next_in_stream_;  // per task: the task after it on its stream (kNone: none)
   EventQueue queue_;
   std::uint32_t seq_ = 0;
   std::size_t finished_ = 0;

@@ -42,7 +42,8 @@ StreamId ExecGraph::add_stream(DeviceId device, StreamKind kind, std::string nam
   }
   if (streams_.size() >= kNone) throw std::invalid_argument("ExecGraph: too many streams");
   streams_.push_back(Stream{device, kind, std::move(name)});
-  stream_tasks_.emplace_back();
+  stream_first_.push_back(kNone);
+  stream_last_.push_back(kNone);
   return static_cast<StreamId>(streams_.size() - 1);
 }
 
@@ -105,6 +106,7 @@ TaskId ExecGraph::add_barrier(std::string_view label) {
   t.stream = kNone;
   t.cost = zero_cost_;
   tasks_.push_back(t);
+  next_in_stream_.push_back(kNone);
   return static_cast<TaskId>(tasks_.size() - 1);
 }
 
@@ -126,7 +128,13 @@ std::uint32_t ExecGraph::add_cost(const TaskCost& c) {
 TaskId ExecGraph::push(PackedTask t) {
   const auto id = static_cast<TaskId>(tasks_.size());
   tasks_.push_back(t);
-  stream_tasks_[t.stream].push_back(id);
+  next_in_stream_.push_back(kNone);
+  if (stream_last_[t.stream] == kNone) {
+    stream_first_[t.stream] = id;
+  } else {
+    next_in_stream_[stream_last_[t.stream]] = id;
+  }
+  stream_last_[t.stream] = id;
   return id;
 }
 
@@ -144,8 +152,15 @@ void ExecGraph::add_dependency(TaskId before, TaskId after) {
   edge_to_.push_back(after);
 }
 
+std::vector<TaskId> ExecGraph::stream_tasks(StreamId s) const {
+  std::vector<TaskId> out;
+  for (TaskId id = stream_first_.at(s); id != kNone; id = next_in_stream_[id]) out.push_back(id);
+  return out;
+}
+
 void ExecGraph::reserve(std::size_t tasks, std::size_t edges) {
   reserve_huge(tasks_, tasks);
+  reserve_huge(next_in_stream_, tasks);
   reserve_huge(edge_from_, edges);
   reserve_huge(edge_to_, edges);
 }

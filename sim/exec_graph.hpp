@@ -148,8 +148,13 @@ class ExecGraph {
   // Dependency edges as (before, after) pairs in insertion order.
   const std::vector<TaskId>& edge_from() const { return edge_from_; }
   const std::vector<TaskId>& edge_to() const { return edge_to_; }
-  // Tasks of one stream in program order.
-  const std::vector<TaskId>& stream_tasks(StreamId s) const { return stream_tasks_[s]; }
+  // Tasks of one stream in program order (a copy: the graph keeps them as links).
+  std::vector<TaskId> stream_tasks(StreamId s) const;
+  // A stream's first and last task (kNone when it has none), and per task the task after it on
+  // its stream (kNone: the last, or a barrier). 4 bytes a task, read by the engine as they are.
+  TaskId stream_first(StreamId s) const { return stream_first_[s]; }
+  TaskId stream_last(StreamId s) const { return stream_last_[s]; }
+  const std::vector<TaskId>& next_in_stream() const { return next_in_stream_; }
 
   void reserve(std::size_t tasks, std::size_t edges);
 
@@ -158,7 +163,8 @@ class ExecGraph {
 
   std::vector<Device> devices_;
   std::vector<Stream> streams_;
-  std::vector<std::vector<TaskId>> stream_tasks_;
+  std::vector<TaskId> stream_first_, stream_last_;  // per stream
+  std::vector<TaskId> next_in_stream_;              // per task
   std::uint32_t add_cost(const TaskCost& c);
   TaskId push(PackedTask t);
 

@@ -339,10 +339,18 @@ TEST_CASE("copies share their source task's cost entry, and the copy keeps label
   CHECK(t1.flops == 3e12);
   CHECK(t1.comm_op == 4);
   CHECK(copy.stream_tasks(s1) == std::vector<TaskId>{c0, c1});
+  CHECK(copy.stream_first(s1) == c0);
+  CHECK(copy.stream_last(s1) == c1);
+  CHECK(copy.next_in_stream()[c0] == c1);
+  CHECK(copy.next_in_stream()[c1] == kNone);
+  CHECK(copy.stream_first(0) == kNone);  // the compute stream has no task
+  CHECK(copy.stream_tasks(0).empty());
   // Barriers share one zero-cost entry.
   const TaskId b0 = copy.add_barrier("j0"), b1 = copy.add_barrier("j1");
   CHECK(copy.packed_tasks()[b0].cost == copy.packed_tasks()[b1].cost);
   CHECK(copy.task(b0).duration == 0);
+  CHECK(copy.next_in_stream()[b0] == kNone);  // barriers belong to no stream
+  CHECK(copy.stream_last(s1) == c1);
   // Copying from a graph whose tables were not taken, or taking tables after adding tasks, is refused.
   ExecGraph other;
   other.add_stream(other.add_device("g"), StreamKind::kCompute, "c");

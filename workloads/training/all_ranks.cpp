@@ -148,10 +148,8 @@ TrainingGraph expand_to_all_ranks(const TrainingGraph& sym, const TrainingPlan& 
   // A joined collective's members wait for the barrier, which waits for what each member's copy
   // waited for: its dependencies and the task before it on its stream (the stream must be free).
   std::vector<sim::TaskId> stream_before(T, sim::kNone);
-  for (sim::StreamId st = 0; st < S; ++st) {
-    const std::vector<sim::TaskId>& program = g.stream_tasks(st);
-    for (std::size_t i = 1; i < program.size(); ++i) stream_before[program[i]] = program[i - 1];
-  }
+  for (sim::TaskId x = 0; x < T; ++x)
+    if (const sim::TaskId next = g.next_in_stream()[x]; next != sim::kNone) stream_before[next] = x;
   const std::vector<sim::TaskId>& from = g.edge_from();
   const std::vector<sim::TaskId>& to = g.edge_to();
   // Each task's successors keep the symmetric order (its edges, then the barriers it feeds).

@@ -445,7 +445,7 @@ TrainingGraph Lowering::run() {
       const sim::TaskId end = out_.graph.add_task(t);
       for (sim::StreamId st = 0; st < out_.graph.streams().size(); ++st) {
         if (out_.graph.streams()[st].device != out_.stages[s].device || st == out_.stages[s].host) continue;
-        if (!out_.graph.stream_tasks(st).empty()) out_.graph.add_dependency(out_.graph.stream_tasks(st).back(), end);
+        if (out_.graph.stream_last(st) != sim::kNone) out_.graph.add_dependency(out_.graph.stream_last(st), end);
       }
     }
   }
