@@ -21,6 +21,16 @@ PassCost& PassCost::operator-=(const PassCost& o) {
   return *this;
 }
 
+PassCost PassCost::mixed_with(const PassCost& o, double w) const {
+  PassCost r;
+  r.time = (1 - w) * time + w * o.time;
+  r.compute = (1 - w) * compute + w * o.compute;
+  r.flops = (1 - w) * flops + w * o.flops;
+  r.hbm_bytes = (1 - w) * hbm_bytes + w * o.hbm_bytes;
+  r.link_bytes = (1 - w) * link_bytes + w * o.link_bytes;
+  return r;
+}
+
 namespace {
 
 struct StagePasses {
@@ -99,7 +109,25 @@ const LayerCost& LayerCostTable::get(int tp, bool sp, int micro_batch, models::R
   return cache_.emplace(key, measure(tp, sp, micro_batch, recompute)).first->second;
 }
 
+// A model whose layers differ (sliding-window layers beside full ones) is measured twice, as if
+// every layer were of each kind, and its layer cost is the mean weighted by the layers of each
+// kind (the measuring runs hold one or two layers, which would otherwise stand for all).
 LayerCost LayerCostTable::measure(int tp, bool sp, int micro_batch, models::Recompute recompute) {
+  int sliding = 0;
+  for (int l = 0; l < model_.layers; ++l) sliding += model_.attention_window(l) > 0;
+  if (sliding == 0 || sliding == model_.layers) return measure_model(model_, tp, sp, micro_batch, recompute);
+  ModelSpec full = model_, slide = model_;
+  full.sliding_window = 0, full.sliding_window_pattern = 0;
+  slide.sliding_window_pattern = 0;
+  LayerCost c = measure_model(full, tp, sp, micro_batch, recompute);
+  const LayerCost s = measure_model(slide, tp, sp, micro_batch, recompute);
+  const double w = static_cast<double>(sliding) / model_.layers;
+  c.layer_fwd = c.layer_fwd.mixed_with(s.layer_fwd, w);
+  c.layer_bwd = c.layer_bwd.mixed_with(s.layer_bwd, w);
+  return c;
+}
+
+LayerCost LayerCostTable::measure_model(const ModelSpec& model, int tp, bool sp, int micro_batch, models::Recompute recompute) {
   // Two stages when the cluster has room for a second TP group, else one stage (tp spans every
   // GPU, so pp is 1 anyway and the embedding's cost may sit with the head).
   const topologies::Cluster small = small_cluster(tp);
@@ -119,7 +147,7 @@ LayerCost LayerCostTable::measure(int tp, bool sp, int micro_batch, models::Reco
   auto run = [&](int layers_per_stage) {
     // A fresh backend per graph: the analytical one caches durations by op address.
     const auto network = sim::make_network_backend(small, collective_, network_);
-    ModelSpec m = model_;
+    ModelSpec m = model;
     m.layers = layers_per_stage * pp;
     const TrainingPlan plan(m, cfg, tp * pp, std::max(tp, small.gpus_per_node));
     const TrainingGraph tg = build_training_graph(plan, {small.gpu, kernel_});

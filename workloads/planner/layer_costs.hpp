@@ -26,6 +26,8 @@ struct PassCost {
   double hbm_bytes = 0;   // kernel memory traffic
   double link_bytes = 0;  // bytes this GPU puts on its links for TP collectives
   PassCost& operator-=(const PassCost& o);
+  // (1 - w) x this + w x o, field by field.
+  PassCost mixed_with(const PassCost& o, double w) const;
 };
 
 struct LayerCost {
@@ -44,6 +46,7 @@ class LayerCostTable {
 
  private:
   LayerCost measure(int tp, bool sp, int micro_batch, models::Recompute recompute);
+  LayerCost measure_model(const ModelSpec& model, int tp, bool sp, int micro_batch, models::Recompute recompute);
   topologies::Cluster small_cluster(int tp) const;
 
   const ModelSpec& model_;
