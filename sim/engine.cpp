@@ -33,8 +33,9 @@ class Run {
   // between the engine's events; else execute(), where the engine alone keeps time.
   Run(const ExecGraph& g, const std::vector<CommOp>* ops, NetworkBackend* backend, EngineStats& stats, bool join,
       const std::vector<double>& comm_share, bool shared)
-      : g_(g), tasks_(g.packed_tasks()), costs_(g.costs()), next_in_stream_(g.next_in_stream()), ops_(ops), backend_(backend), stats_(stats), timeline_(g.task_count()),
-        queue_(!shared), join_(join), comm_share_(comm_share), slowing_(!comm_share.empty()) {}
+      : g_(g), tasks_(g.packed_tasks()), costs_(g.costs()), next_in_stream_(g.next_in_stream()), ops_(ops),
+        backend_(backend), stats_(stats), timeline_(g.task_count()), queue_(!shared), join_(join),
+        comm_share_(comm_share), slowing_(!comm_share.empty()) {}
 
   Timeline execute() {
     build_successors();

@@ -171,7 +171,9 @@ class ExecGraph {
   std::vector<PackedTask> tasks_;
   std::vector<TaskCost> costs_;
   std::uint32_t zero_cost_ = kNone;  // the cost entry of barriers, once one exists
-  const ExecGraph* tables_from_ = nullptr;  // share_tables' source: add_copy's cost indices are its
+  // The graph share_tables copied from, compared (never dereferenced) by add_copy: a copied task's
+  // cost index is only valid in the table it came from.
+  const ExecGraph* tables_from_ = nullptr;
   std::vector<TaskId> edge_from_, edge_to_;
   std::vector<std::string> labels_;
   // Transparent hash so intern() looks up a string_view without building a std::string.
