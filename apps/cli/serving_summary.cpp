@@ -51,9 +51,15 @@ void print_serving_summary(std::ostream& out, const workloads::Scenario& s, cons
     t.add_row({"SLO (TTFT <= " + ms(c.slo.ttft_s) + " ms, TPOT <= " + ms(c.slo.tpot_s) + " ms)",
                fmt_percent(r.slo_attainment, 1) + " attained, goodput " + fmt_fixed(r.goodput_requests_per_s, 2) + " requests/s"});
   }
+  // With a sliding-window model the tokens are slots of every layer; its sliding layers hold
+  // only their window of each sequence (serving.sliding_window_kv: window), so more fit.
+  const std::string slots = s.model.sliding_window > 0 && c.sliding_window_kv_window
+                                ? " token slots of every layer (sliding layers keep about " + std::to_string(s.model.sliding_window) +
+                                      " tokens of a sequence)"
+                                : " tokens";
   for (const sv::PoolResult& p : r.pools) {
     t.add_row({std::string("KV cache per replica (") + sv::pool_role_name(p.role) + ")",
-               std::to_string(p.memory.kv_tokens()) + " tokens, " + units::format(p.memory.kv_bytes, Dimension::kBytes, 3) +
+               std::to_string(p.memory.kv_tokens()) + slots + ", " + units::format(p.memory.kv_bytes, Dimension::kBytes, 3) +
                    " per GPU; GPU busy " + fmt_percent(p.busy_fraction, 1)});
   }
   t.add_row({"KV utilization", "peak " + fmt_percent(r.kv_peak_utilization, 1) + ", mean " + fmt_percent(r.kv_mean_utilization, 1)});
