@@ -1,5 +1,6 @@
 // `exasim kernel --gpu G --op OP [shape] [--dtype D] [--calibration F] [--json]`: one kernel's
 // predicted time, bound, achieved FLOP/s and bytes/s from the tile-level models.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -57,14 +58,18 @@ Answer run_gemm(const hw::GpuSpec& g, const models::KernelParams& p, DType t, co
   return a;
 }
 
+double window_of(const KernelOptions& o) {
+  if (o.window < 0) bad("--window", "--window must be at least 1 key (0: no window)", "e.g. --window 4096");
+  return o.window;
+}
+
 models::AttentionShape attention_shape(const KernelOptions& o, const std::string& op) {
   need(o.seq, "--seq", op), need(o.heads, "--heads", op), need(o.head_dim, "--head-dim", op), need(o.batch, "--batch", op);
   models::AttentionShape s;
   s.batch = o.batch, s.seq_q = o.seq, s.seq_kv = o.context > 0 ? o.context : o.seq;
   s.heads = o.heads, s.kv_heads = o.kv_heads, s.head_dim = o.head_dim, s.causal = !o.no_causal;
   if (s.seq_kv < s.seq_q) bad("--context", "--context (keys) must be at least --seq (queries)", "omit it for self-attention");
-  if (o.window < 0) bad("--window", "--window must be at least 1 key (0: no window)", "e.g. --window 4096");
-  if (o.window > 0 && o.no_causal) bad("--window", "a sliding window is causal: it cannot go with --no-causal", "drop one of them");
+  if (window_of(o) > 0 && o.no_causal) bad("--window", "a sliding window is causal: it cannot go with --no-causal", "drop one of them");
   s.window = o.window;
   return s;
 }
@@ -77,7 +82,9 @@ Answer run_op(const hw::GpuSpec& g, const models::KernelParams& p, DType t, cons
   if (op == "attention_decode") {
     need(o.context, "--context", op), need(o.heads, "--heads", op), need(o.head_dim, "--head-dim", op);
     need(o.batch, "--batch", op);
-    models::DecodeShape s{o.batch, o.context, o.heads, o.kv_heads, o.head_dim, o.block};
+    // A sliding-window layer reads only the window's latest KV tokens.
+    const double context = window_of(o) > 0 ? std::min(o.context, o.window) : o.context;
+    models::DecodeShape s{o.batch, context, o.heads, o.kv_heads, o.head_dim, o.block};
     Answer a{models::attention_decode(g, p, t, s)};
     a.detail = {{"kv_splits", models::decode_kv_splits(g, s)}};
     return a;
@@ -167,7 +174,7 @@ void add_kernel_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--head-dim", o->head_dim, "attention: head dimension");
   cmd->add_option("--block-tokens", o->block, "attention_decode: paged-KV block size");
   cmd->add_flag("--no-causal", o->no_causal, "attention_prefill/backward: full (non-causal) attention");
-  cmd->add_option("--window", o->window, "attention_prefill/backward: sliding window, keys per query (0: none)");
+  cmd->add_option("--window", o->window, "attention: sliding window, keys per query (0: none; decode reads min(context, window))");
   cmd->add_option("--rows", o->rows, "memory ops: rows (tokens)");
   cmd->add_option("--cols", o->cols, "memory ops: columns (hidden size)");
   cmd->add_option("--params", o->params, "adam: parameters updated");

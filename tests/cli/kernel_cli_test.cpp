@@ -64,6 +64,14 @@ TEST_CASE("cli: kernel attention, memory ops and adam") {
                           "--kv-heads 8 --head-dim 128 --dtype bf16");
   CHECK(d["bound"] == "hbm");
   CHECK(d.contains("kv_splits"));
+  // A sliding window: prefill counts min(position + 1, window) keys per query; decode reads the
+  // window's KV tokens only.
+  const auto band = run_json("kernel --gpu H100-SXM5-80GB --op attention_prefill --batch 1 --seq 8192 --heads 32 "
+                             "--kv-heads 8 --head-dim 128 --window 1024");
+  CHECK(band["flops"].get<double>() == doctest::Approx(4.0 * 32 * 128 * (1024.0 * 1025 / 2 + (8192 - 1024) * 1024.0)));
+  const auto windowed = run_json("kernel --gpu A100-SXM4-80GB --op attention_decode --batch 16 --context 32768 --heads 32 "
+                                 "--kv-heads 8 --head-dim 128 --window 4096");
+  CHECK(windowed["time_s"].get<double>() == d["time_s"].get<double>());
   for (const char* op : {"elementwise", "silu_mul", "rmsnorm", "layernorm", "softmax", "rope", "embedding"}) {
     const auto m = run_json(std::string("kernel --gpu A100-SXM4-80GB --op ") + op + " --rows 4096 --cols 8192");
     CHECK(m["time_s"].get<double>() > 0);
