@@ -266,6 +266,12 @@ TEST_CASE("hf_config: sliding windows from layer_types, sliding_window and its p
   std::string gemma = kTinyLlama;
   gemma.insert(gemma.rfind('}'), R"(, "sliding_window": 512, "sliding_window_pattern": 2)");
   CHECK(model_from_hf_config(write_temp("gemma", gemma)).attention_window(1) == 0);
+  // Gemma 2 alternates without saying so in config.json.
+  const std::string gemma2 = R"({"model_type": "gemma2", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 4,
+    "intermediate_size": 128, "vocab_size": 100, "sliding_window": 4096})";
+  const ModelSpec g2 = model_from_hf_config(write_temp("gemma2", gemma2));
+  CHECK(g2.attention_window(0) == 4096);
+  CHECK(g2.attention_window(1) == 0);
   // Qwen2 writes a window it does not use (use_sliding_window: false); Mixtral writes null.
   CHECK(model_from_hf_config(sample("Qwen2-7B")).sliding_window == 0);
   CHECK(model_from_hf_config(sample("Mixtral-8x7B")).sliding_window == 0);

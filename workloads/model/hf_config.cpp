@@ -290,7 +290,10 @@ void read_sliding_window(const Reader& r, const json& root, ModelSpec& m) {
            "set use_sliding_window: false, or give the model in exasim's YAML");
   r.check_range({"sliding_window"}, *window, 1, std::numeric_limits<std::int64_t>::max());
   m.sliding_window = *window;
-  m.sliding_window_pattern = static_cast<int>(r.optional_integer({"sliding_window_pattern"}).value_or(0));
+  // Gemma 2's modeling code alternates sliding (even) and full (odd) layers without saying so in
+  // config.json (older files have no layer_types): every 2nd layer full.
+  const int hard_wired = r.optional_string({"model_type"}).value_or("") == "gemma2" ? 2 : 0;
+  m.sliding_window_pattern = static_cast<int>(r.optional_integer({"sliding_window_pattern"}).value_or(hard_wired));
   r.check_range({"sliding_window_pattern"}, m.sliding_window_pattern, 0, m.layers);
   const auto types = root.find("layer_types");
   if (types == root.end() || types->is_null()) return;
