@@ -43,7 +43,7 @@ class EventQueue {
   void push(const Event& e) {
     if (!radix_) {
       heap_.push_back(e);
-      sift_up(heap_.size() - 1);
+      std::push_heap(heap_.begin(), heap_.end(), later);
     } else {
       const std::uint64_t k = key(e.time);
       if (k < last_) throw std::logic_error("EventQueue: an event scheduled before the last one taken");
@@ -59,10 +59,9 @@ class EventQueue {
   Event pop() {
     --size_;
     if (!radix_) {
-      const Event top = heap_.front();
-      heap_.front() = heap_.back();
+      std::pop_heap(heap_.begin(), heap_.end(), later);
+      const Event top = heap_.back();
       heap_.pop_back();
-      if (!heap_.empty()) sift_down(0);
       return top;
     }
     if (head_ == buckets_[0].size()) refill();
@@ -89,31 +88,9 @@ class EventQueue {
     b.clear();
   }
 
+  // "a after b": std::push_heap / pop_heap build max-heaps, so this order makes a min-heap.
   static bool later(const Event& a, const Event& b) {
     return a.time > b.time || (a.time == b.time && a.seq > b.seq);
-  }
-  void sift_up(std::size_t i) {
-    const Event e = heap_[i];
-    while (i > 0) {
-      const std::size_t parent = (i - 1) / 2;
-      if (!later(heap_[parent], e)) break;
-      heap_[i] = heap_[parent];
-      i = parent;
-    }
-    heap_[i] = e;
-  }
-  void sift_down(std::size_t i) {
-    const Event e = heap_[i];
-    const std::size_t n = heap_.size();
-    for (;;) {
-      std::size_t child = 2 * i + 1;
-      if (child >= n) break;
-      if (child + 1 < n && later(heap_[child], heap_[child + 1])) ++child;
-      if (!later(e, heap_[child])) break;
-      heap_[i] = heap_[child];
-      i = child;
-    }
-    heap_[i] = e;
   }
 
   bool radix_;

@@ -160,13 +160,13 @@ class ExecGraph {
 
  private:
   std::uint32_t intern(std::string_view label);
+  std::uint32_t add_cost(const TaskCost& c);
+  TaskId push(PackedTask t);  // a task on a stream: appended to the stream's links
 
   std::vector<Device> devices_;
   std::vector<Stream> streams_;
   std::vector<TaskId> stream_first_, stream_last_;  // per stream
   std::vector<TaskId> next_in_stream_;              // per task
-  std::uint32_t add_cost(const TaskCost& c);
-  TaskId push(PackedTask t);
 
   std::vector<PackedTask> tasks_;
   std::vector<TaskCost> costs_;

@@ -36,12 +36,6 @@ double matrix_rate_per_sm(const hw::GpuSpec& gpu, DType t) {
   return (half > 0 ? half : gpu.peak(DType::kFp32)) / gpu.sm_count;
 }
 
-// Keys seen by the queries at positions [0, n): min(p + 1, w) each.
-double band_pairs(double n, double w) {
-  if (n <= w) return n * (n + 1) / 2;
-  return w * (w + 1) / 2 + (n - w) * w;
-}
-
 // Useful FLOPs of QK^T and PV: 4 d per (query, visible key) pair.
 double useful_flops(const Resolved& r) {
   const double offset = r.seq_kv - r.seq_q;  // queries are the last seq_q positions
@@ -112,6 +106,11 @@ KernelCost finish(double fixed, double t_matrix, double t_l2, double t_hbm, doub
 }
 
 }  // namespace
+
+double band_pairs(double n, double w) {
+  if (n <= w) return n * (n + 1) / 2;
+  return w * (w + 1) / 2 + (n - w) * w;
+}
 
 AttentionTiles flash_forward_tiles(double head_dim) {
   if (head_dim <= 64) return {128, 128};

@@ -25,6 +25,10 @@
 
 namespace exasim::models {
 
+// (query, key) pairs of causal attention over positions [0, n) under a sliding window of w keys:
+// min(p + 1, w) keys for the query at p (w >= n: plain causal, n (n + 1) / 2).
+double band_pairs(double n, double w);
+
 // FlashAttention tile sizes of one kernel (FA2 on sm80/sm90 for head_dim <= 128; halved rows
 // for larger heads, which do not fit the register file otherwise).
 struct AttentionTiles {

@@ -15,6 +15,31 @@ using namespace exasim;
 using namespace exasim::workloads;
 using namespace exasim::workloads::planner;
 
+namespace {
+
+// The runnable plans of the scenario's space, every k-th of them: `want` plans spread
+// deterministically across the enumeration's dimensions. Requires more than `at_least` runnable.
+std::vector<Candidate> sample_runnable(const PlannerInputs& in, Estimator& est, std::size_t want, std::size_t at_least) {
+  LoweringProbe probe(in);
+  std::vector<Candidate> runnable;
+  for (const Candidate& c : enumerate_candidates(in.space, in.model, in.base, in.cluster))
+    if (check_candidate(est, probe, c, 0.0).runnable) runnable.push_back(c);
+  REQUIRE(runnable.size() > at_least);
+  std::vector<Candidate> sample;
+  const std::size_t step = runnable.size() / want;
+  for (std::size_t i = 0; i < runnable.size() && sample.size() < want; i += step) sample.push_back(runnable[i]);
+  return sample;
+}
+
+// The engine's iteration time of a plan on the scenario's 16 GPUs.
+double engine_time(const PlannerInputs& in, const Candidate& c) {
+  const TrainingPlan plan(in.model, candidate_config(in.base, c), 16, 8);
+  return simulate_training({plan, in.cluster, in.calibration.kernel, in.calibration.collective, in.cost, in.network})
+      .iteration_time_s;
+}
+
+}  // namespace
+
 TEST_CASE("Kendall tau of hand examples") {
   CHECK(kendall_tau({1, 2, 3, 4}, {10, 20, 30, 40}) == 1);
   CHECK(kendall_tau({1, 2, 3, 4}, {40, 30, 20, 10}) == -1);
@@ -26,21 +51,11 @@ TEST_CASE("the closed-form estimate ranks plans in the engine's order") {
   const Scenario s = testing::scenario_from_yaml(testing::small_gpt_yaml());
   const PlannerInputs in = PlannerInputs::from(s);
   Estimator est(in);
-  LoweringProbe probe(in);
-  std::vector<Candidate> runnable;
-  for (const Candidate& c : enumerate_candidates(in.space, in.model, in.base, in.cluster))
-    if (check_candidate(est, probe, c, 0.0).runnable) runnable.push_back(c);
-  REQUIRE(runnable.size() > 200);
-  // Every k-th plan: a deterministic sample across the enumeration's dimensions.
-  const std::size_t want = 40, step = runnable.size() / want;
   std::vector<double> estimated, simulated;
   double worst = 0;
-  for (std::size_t i = 0; i < runnable.size() && estimated.size() < want; i += step) {
-    const Candidate& c = runnable[i];
-    const TrainingPlan plan(in.model, candidate_config(in.base, c), 16, 8);
-    const TrainingResult r = simulate_training({plan, in.cluster, in.calibration.kernel, in.calibration.collective, in.cost, in.network});
+  for (const Candidate& c : sample_runnable(in, est, 40, 200)) {
     estimated.push_back(est.estimate(c).iteration_time_s);
-    simulated.push_back(r.iteration_time_s);
+    simulated.push_back(engine_time(in, c));
     worst = std::max(worst, std::abs(estimated.back() / simulated.back() - 1));
     INFO(describe(c), ": estimate ", estimated.back(), " s, engine ", simulated.back(), " s");
     CHECK(estimated.back() == doctest::Approx(simulated.back()).epsilon(0.15));
@@ -64,19 +79,11 @@ training: {seq_len: 8192, global_batch: 32, micro_batch: 1, precision: bf16, att
 )");
   const PlannerInputs in = PlannerInputs::from(s);
   Estimator est(in);
-  LoweringProbe probe(in);
-  std::vector<Candidate> runnable;
-  for (const Candidate& c : enumerate_candidates(in.space, in.model, in.base, in.cluster))
-    if (check_candidate(est, probe, c, 0.0).runnable) runnable.push_back(c);
-  REQUIRE(runnable.size() > 50);
-  const std::size_t want = 12, step = runnable.size() / want;
   double sum = 0;
   std::size_t n = 0;
-  for (std::size_t i = 0; i < runnable.size() && n < want; i += step, ++n) {
-    const Candidate& c = runnable[i];
-    const TrainingPlan plan(in.model, candidate_config(in.base, c), 16, 8);
-    const double engine =
-        simulate_training({plan, in.cluster, in.calibration.kernel, in.calibration.collective, in.cost, in.network}).iteration_time_s;
+  for (const Candidate& c : sample_runnable(in, est, 12, 50)) {
+    ++n;
+    const double engine = engine_time(in, c);
     const double error = std::abs(est.estimate(c).iteration_time_s / engine - 1);
     INFO(describe(c), ": estimate ", est.estimate(c).iteration_time_s, " s, engine ", engine, " s");
     CHECK(error < 0.1);  // zero-bubble plans are the estimate's loosest (-7 to -8% here)

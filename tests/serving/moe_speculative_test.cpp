@@ -10,14 +10,6 @@ namespace {
 using namespace exasim;
 namespace sv = testing::sv;
 
-sv::IterationCostModel cost_of(const workloads::Scenario& s, const workloads::ModelSpec& m) {
-  const auto& c = *s.serving_config;
-  const auto& p = c.pools[0];
-  models::GroupLinks links{s.cluster.intra.bandwidth, s.cluster.intra.latency, 0, 0};
-  return sv::IterationCostModel({m, p.gpu, p.kernel, s.calibration.collective, links, 8, p.parallelism, c.precision,
-                                 c.kv_dtype, 0, 0, nullptr});
-}
-
 }  // namespace
 
 TEST_CASE("serving: speculative decoding emits the expected tokens per step") {
@@ -54,11 +46,11 @@ TEST_CASE("serving: MoE decode reads only the visited experts and EP adds all-to
   REQUIRE(s.model.moe);
   workloads::ModelSpec all = s.model;
   all.moe->top_k = all.moe->experts;  // every token visits every expert
-  const auto top2 = cost_of(s, s.model), top8 = cost_of(s, all);
+  const auto top2 = testing::pool_cost_model(s, s.model), top8 = testing::pool_cost_model(s, all);
   // One token: 2 of 8 experts' weights are read instead of 8.
   CHECK(top2.linear_time(1, 1) < 0.5 * top8.linear_time(1, 1));
   // Many tokens visit every expert anyway: the weights read are the same, the FLOPs 4x apart.
   CHECK(top2.linear_time(4096, 1) < top8.linear_time(4096, 1));
   const auto ep = testing::serving_scenario("  parallelism: {tp: 2, ep: 2}\n", "mixtral-8x7b");
-  CHECK(cost_of(ep, ep.model).linear_time(512, 1) != doctest::Approx(cost_of(s, s.model).linear_time(512, 1)));
+  CHECK(testing::pool_cost_model(ep, ep.model).linear_time(512, 1) != doctest::Approx(testing::pool_cost_model(s, s.model).linear_time(512, 1)));
 }

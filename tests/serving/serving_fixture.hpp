@@ -10,6 +10,7 @@
 
 #include "hw/catalog.hpp"
 #include "workloads/scenario/scenario.hpp"
+#include "workloads/serving/iteration_cost.hpp"
 #include "workloads/serving/serving_simulation.hpp"
 
 namespace exasim::testing {
@@ -76,6 +77,16 @@ inline sv::Request request(std::uint64_t id, double arrival, std::int64_t prompt
   r.prompt_tokens = prompt;
   r.output_tokens = output;
   return r;
+}
+
+// The iteration cost model of the scenario's first pool for `model` (its own or a variant), on
+// the scenario's intra-node links, 8 GPUs a node, no CPU overhead or host link.
+inline sv::IterationCostModel pool_cost_model(const workloads::Scenario& s, const workloads::ModelSpec& model) {
+  const auto& c = *s.serving_config;
+  const auto& p = c.pools[0];
+  models::GroupLinks links{s.cluster.intra.bandwidth, s.cluster.intra.latency, 0, 0};
+  return sv::IterationCostModel({model, p.gpu, p.kernel, s.calibration.collective, links, 8, p.parallelism, c.precision,
+                                 c.kv_dtype, 0, 0, nullptr});
 }
 
 inline sv::ServingResult run_serving(const workloads::Scenario& s, sv::RequestSource& src,

@@ -1,6 +1,6 @@
 // Serving a sliding-window model: a sliding layer's decode reads at most the window's KV tokens
-// and its prefill attends within the band; full layers and short contexts are unchanged. The KV
-// cache still holds every layer's whole context (stated in serving_memory.hpp).
+// and its prefill attends within the band; full layers and short contexts are unchanged. (The KV
+// cache's blocks of a windowed model: kv_capacity_test.cpp.)
 #include <doctest/doctest.h>
 
 #include "serving_fixture.hpp"
@@ -11,14 +11,6 @@ namespace {
 using namespace exasim;
 namespace sv = testing::sv;
 
-sv::IterationCostModel cost_of(const workloads::Scenario& s, const workloads::ModelSpec& m) {
-  const auto& c = *s.serving_config;
-  const auto& p = c.pools[0];
-  models::GroupLinks links{s.cluster.intra.bandwidth, s.cluster.intra.latency, 0, 0};
-  return sv::IterationCostModel({m, p.gpu, p.kernel, s.calibration.collective, links, 8, p.parallelism, c.precision,
-                                 c.kv_dtype, 0, 0, nullptr});
-}
-
 }  // namespace
 
 TEST_CASE("serving: sliding-window layers decode over at most the window, full layers over the context") {
@@ -27,7 +19,7 @@ TEST_CASE("serving: sliding-window layers decode over at most the window, full l
   workloads::ModelSpec every = full, alternate = full;
   every.sliding_window = 1024;
   alternate.sliding_window = 1024, alternate.sliding_window_pattern = 2;
-  const sv::IterationCostModel f = cost_of(s, full), e = cost_of(s, every), a = cost_of(s, alternate);
+  const sv::IterationCostModel f = testing::pool_cost_model(s, full), e = testing::pool_cost_model(s, every), a = testing::pool_cost_model(s, alternate);
   // Contexts inside the window: identical times.
   CHECK(e.decode_step_time(32, 512) == f.decode_step_time(32, 512));
   CHECK(e.prefill_time(1000) == f.prefill_time(1000));

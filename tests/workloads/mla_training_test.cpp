@@ -11,6 +11,7 @@
 #include "workloads/model/model_config.hpp"
 #include "workloads/training/training_plan.hpp"
 #include "workloads/training/training_simulation.hpp"
+#include "workloads/training/model_flops.hpp"
 #include "workloads/training/transformer_ops.hpp"
 
 using namespace exasim;

@@ -16,6 +16,7 @@
 #include "workloads/training/training_memory.hpp"
 #include "workloads/training/training_plan.hpp"
 #include "workloads/training/training_simulation.hpp"
+#include "workloads/training/model_flops.hpp"
 #include "workloads/training/transformer_ops.hpp"
 
 using namespace exasim;

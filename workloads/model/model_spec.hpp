@@ -68,6 +68,12 @@ struct ModelSpec {
     if (sliding_window <= 0) return 0;
     return sliding_window_pattern > 0 && (layer + 1) % sliding_window_pattern == 0 ? 0 : sliding_window;
   }
+  // Layers whose attention slides (attention_window > 0).
+  int sliding_layers() const {
+    int n = 0;
+    for (int l = 0; l < layers; ++l) n += attention_window(l) > 0;
+    return n;
+  }
   double layer_base_parameter_count() const;
   double expert_parameter_count() const;
   double router_parameter_count() const;

@@ -113,8 +113,7 @@ const LayerCost& LayerCostTable::get(int tp, bool sp, int micro_batch, models::R
 // every layer were of each kind, and its layer cost is the mean weighted by the layers of each
 // kind (the measuring runs hold one or two layers, which would otherwise stand for all).
 LayerCost LayerCostTable::measure(int tp, bool sp, int micro_batch, models::Recompute recompute) {
-  int sliding = 0;
-  for (int l = 0; l < model_.layers; ++l) sliding += model_.attention_window(l) > 0;
+  const int sliding = model_.sliding_layers();
   if (sliding == 0 || sliding == model_.layers) return measure_model(model_, tp, sp, micro_batch, recompute);
   ModelSpec full = model_, slide = model_;
   full.sliding_window = 0, full.sliding_window_pattern = 0;

@@ -9,7 +9,7 @@
 #include "models/power/dvfs.hpp"
 #include "workloads/training/pipeline_schedule.hpp"
 #include "workloads/training/training_memory.hpp"
-#include "workloads/training/transformer_ops.hpp"
+#include "workloads/training/model_flops.hpp"
 
 namespace exasim::workloads::planner {
 

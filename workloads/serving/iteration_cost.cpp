@@ -175,8 +175,7 @@ double IterationCostModel::attention_time(const BatchShape& b) const {
   const ModelSpec& m = in_.model;
   // Sliding-window layers (model.sliding_window): prefill over the band, decode over at most the
   // window's tokens; the other layers attend to the whole context.
-  int sliding = 0;
-  for (int l = 0; l < m.layers; ++l) sliding += m.attention_window(l) > 0;
+  const int sliding = m.sliding_layers();
   double t = (m.layers - sliding) * layer_attention_time(b, 0);
   if (sliding > 0) t += sliding * layer_attention_time(b, static_cast<double>(m.sliding_window));
   return t;

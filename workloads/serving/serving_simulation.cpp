@@ -130,9 +130,7 @@ void ServingRun::build() {
       ReplicaSetup setup{static_cast<int>(replicas_.size()), pc.role, cfg.scheduler, limits, pool.memory.kv_blocks,
                          cfg.block_tokens, cfg.watermark, pool.memory.kv_bytes_per_token, ci.speculative};
       if (cfg.sliding_window_kv_window && in_.model.sliding_window > 0) {
-        int full = 0;
-        for (int l = 0; l < in_.model.layers; ++l) full += in_.model.attention_window(l) == 0;
-        setup.kv_full_layer_fraction = static_cast<double>(full) / in_.model.layers;
+        setup.kv_full_layer_fraction = static_cast<double>(in_.model.layers - in_.model.sliding_layers()) / in_.model.layers;
         setup.kv_window = in_.model.sliding_window;
       }
       pool.replicas.push_back(static_cast<std::uint32_t>(replicas_.size()));

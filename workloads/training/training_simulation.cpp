@@ -8,7 +8,7 @@
 #include "sim/net/network_registry.hpp"
 #include "sim/engine.hpp"
 #include "sim/interval_set.hpp"
-#include "workloads/training/transformer_ops.hpp"
+#include "workloads/training/model_flops.hpp"
 
 namespace exasim::workloads {
 

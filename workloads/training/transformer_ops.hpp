@@ -116,13 +116,4 @@ std::vector<Op> embedding_backward(const LayerDims& d);
 std::vector<Op> head_forward(const LayerDims& d);   // final norm, logits, loss
 std::vector<Op> head_backward(const LayerDims& d);
 
-// Model FLOPs of one micro-batch forward for the whole model on the whole TP group, as the
-// Megatron formula counts them: 2 x tokens x matmul parameters + full (non-causal) attention
-// 4 s^2 h-equivalent + logits. MFU uses 3 x this per micro-batch.
-double model_forward_flops(const ModelSpec& model, const TrainingConfig& cfg);
-// Model FLOPs of a training step per forward's: 3 (forward, input and weight gradients), or 2 with
-// LoRA's frozen weights (no weight gradients; the adapters' rank-wide GEMMs are not counted, as
-// NeMo's LoRA throughput figures do not count them).
-double step_flops_per_forward(const TrainingConfig& cfg);
-
 }  // namespace exasim::workloads
