@@ -11,6 +11,12 @@
 // "none" equal to "selective". Extensions beyond the paper (stated): GQA shrinks the K and V
 // tensors (4 s b h of the 34 scale by kv_heads/heads), and a gated MLP stores its extra
 // projection (the 2 s b h of 4h-wide GeLU input and output become 2 s b ffn and a third).
+// fp8 GEMMs (Transformer Engine): each fp8 Linear saves its input for the weight gradient as the
+// fp8 cast it multiplied (te.pytorch Linear/LayerNormLinear/LayerNormMLP keep the quantized
+// tensor, 1 byte per element), so the inputs of the QKV, attention-output, MLP-up and MLP-down
+// GEMMs cost half: of the 34, 2 + 2 replicated and 2 + 8 split become 1 + 1 and 1 + 4 (a
+// gated MLP's activation product likewise). The LayerNorm inputs and the MLP-up output (the
+// activation function's input) stay 16-bit.
 namespace exasim::models {
 
 enum class Recompute { kNone, kSelective, kFull };
@@ -30,6 +36,7 @@ struct ActivationOptions {
   bool sequence_parallel = false;
   Recompute recompute = Recompute::kNone;
   bool flash_attention = false;
+  bool fp8_gemm_inputs = false;  // the four projections' inputs kept as their fp8 casts
 };
 
 // Bytes stored for the backward pass by one layer, one micro-batch, on one GPU.

@@ -59,3 +59,26 @@ TEST_CASE("flash attention stores no score matrix, GQA and gated MLPs scale thei
   x.gated_mlp = true;
   CHECK(layer_activation_bytes(x, o) == doctest::Approx((34 + 8) * sbh));
 }
+
+TEST_CASE("fp8 GEMMs keep their four projections' inputs at one byte") {
+  // Of Korthikanti's 34 s b h: QKV input 2, attention-output input 2, MLP-up input 2 and MLP-down
+  // input 8 halve (Transformer Engine saves the fp8 casts); 34 - 7 = 27.
+  LayerShape x{4096, 1, 4096, 32, 32, 4 * 4096.0, false};
+  ActivationOptions o;
+  o.flash_attention = true;
+  o.fp8_gemm_inputs = true;
+  const double sbh = x.seq * x.micro_batch * x.hidden, t = 8;
+  CHECK(layer_activation_bytes(x, o) == doctest::Approx(27 * sbh));
+  // Tensor parallel without SP: the QKV and MLP-up inputs are the replicated ones (10 -> 8),
+  // the other two are split (24 -> 19).
+  o.tp = 8;
+  CHECK(layer_activation_bytes(x, o) == doctest::Approx(sbh * (8 + 19 / t)));
+  o.sequence_parallel = true;
+  CHECK(layer_activation_bytes(x, o) == doctest::Approx(27 * sbh / t));
+  // SwiGLU: gate and up outputs stay 16-bit (16), their product is the fp8 down input (4).
+  x.gated_mlp = true;
+  CHECK(layer_activation_bytes(x, o) == doctest::Approx((27 + 8) * sbh / t));
+  // Full recompute keeps only the 16-bit layer input.
+  o.recompute = Recompute::kFull;
+  CHECK(layer_activation_bytes(x, o) == doctest::Approx(2 * sbh / t));
+}

@@ -49,6 +49,7 @@ double layer_activation_bytes(const ModelSpec& m, const TrainingConfig& c) {
   opt.sequence_parallel = c.parallelism.sequence_parallel && c.parallelism.tp > 1;
   opt.recompute = c.recompute;
   opt.flash_attention = c.attention == AttentionKernel::kFlash;
+  opt.fp8_gemm_inputs = c.precision == DType::kFp8;
   return models::layer_activation_bytes(shape, opt);
 }
 
