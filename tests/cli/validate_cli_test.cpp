@@ -45,3 +45,21 @@ TEST_CASE("validate: TensorRT-LLM offline throughput within 15% mean, 30% worst 
   CHECK(r.status == 0);
   CHECK(contains(r.output, "60 cases"));
 }
+
+// NeMo 24.07 on H100 (GPT-3, Llama 2/3, Nemotron 8B/22B/340B, SFT and LoRA): 6.3% mean, 15.9% worst.
+TEST_CASE("validate: NeMo 24.07 H100 FP8 within 8% mean, 20% worst") {
+  const std::string cases = std::string(EXASIM_SOURCE_DIR) + "/validate/cases/nemo-24.07-h100.yaml";
+  const CliResult r = run_cli("validate '" + cases + "' --max-mape 8 --max-error 20");
+  INFO("output: ", r.output);
+  CHECK(r.status == 0);
+  CHECK(contains(r.output, "17 cases"));
+}
+
+// The JAX stacks of DGX Cloud 25.01 (MaxText, PaxML; ZeRO-3 over FSDP groups): 10.1% mean, 24.2% worst.
+TEST_CASE("validate: DGX Cloud 25.01 MaxText and PaxML within 12% mean, 25% worst") {
+  const std::string cases = std::string(EXASIM_SOURCE_DIR) + "/validate/cases/dgxc-25.01-jax.yaml";
+  const CliResult r = run_cli("validate '" + cases + "' --max-mape 12 --max-error 25");
+  INFO("output: ", r.output);
+  CHECK(r.status == 0);
+  CHECK(contains(r.output, "25 cases"));
+}
