@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
+#include <utility>
+#include <vector>
 
 #include "models/collective/collective.hpp"
 #include "sim/engine.hpp"
@@ -21,13 +24,28 @@ PassCost& PassCost::operator-=(const PassCost& o) {
   return *this;
 }
 
-PassCost PassCost::mixed_with(const PassCost& o, double w) const {
+PassCost& PassCost::operator+=(const PassCost& o) {
+  time += o.time;
+  compute += o.compute;
+  flops += o.flops;
+  hbm_bytes += o.hbm_bytes;
+  link_bytes += o.link_bytes;
+  return *this;
+}
+
+PassCost PassCost::scaled(double w) const {
   PassCost r;
-  r.time = (1 - w) * time + w * o.time;
-  r.compute = (1 - w) * compute + w * o.compute;
-  r.flops = (1 - w) * flops + w * o.flops;
-  r.hbm_bytes = (1 - w) * hbm_bytes + w * o.hbm_bytes;
-  r.link_bytes = (1 - w) * link_bytes + w * o.link_bytes;
+  r.time = w * time;
+  r.compute = w * compute;
+  r.flops = w * flops;
+  r.hbm_bytes = w * hbm_bytes;
+  r.link_bytes = w * link_bytes;
+  return r;
+}
+
+PassCost PassCost::mixed_with(const PassCost& o, double w) const {
+  PassCost r = scaled(1 - w);
+  r += o.scaled(w);
   return r;
 }
 
@@ -85,12 +103,13 @@ LayerCostTable::LayerCostTable(const ModelSpec& model, const TrainingConfig& bas
   network_.symmetric_copies = true;
 }
 
-// The measuring runs use 2 x tp GPUs; building the whole cluster's topology for each would
-// dominate the search. Nodes are identical, so the first few stand for all of them, joined by
-// one switch (TP groups normally sit inside a node; the network matters only when they do not).
-topologies::Cluster LayerCostTable::small_cluster(int tp) const {
+// The measuring runs use two stages of tp (x the EP replicas) GPUs; building the whole cluster's
+// topology for each would dominate the search. Nodes are identical, so the first few stand for
+// all of them, joined by one switch (TP groups normally sit inside a node; the network matters
+// only when they, or an expert-parallel group, do not).
+topologies::Cluster LayerCostTable::small_cluster(int gpus_per_stage) const {
   topologies::Cluster c = cluster_;
-  c.nodes = std::min(cluster_.nodes, std::max(2, (2 * tp + c.gpus_per_node - 1) / c.gpus_per_node));
+  c.nodes = std::min(cluster_.nodes, std::max(2, (2 * gpus_per_stage + c.gpus_per_node - 1) / c.gpus_per_node));
   if (c.inter) {
     topologies::InterNode net;
     net.topology = "single-switch";
@@ -103,41 +122,66 @@ topologies::Cluster LayerCostTable::small_cluster(int tp) const {
   return c;
 }
 
-const LayerCost& LayerCostTable::get(int tp, bool sp, int micro_batch, models::Recompute recompute) {
-  const auto key = std::make_tuple(tp, sp, micro_batch, static_cast<int>(recompute));
+const LayerCost& LayerCostTable::get(int tp, bool sp, int micro_batch, models::Recompute recompute, int ep) {
+  const auto key = std::make_tuple(tp, sp, micro_batch, static_cast<int>(recompute), ep);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-  return cache_.emplace(key, measure(tp, sp, micro_batch, recompute)).first->second;
+  return cache_.emplace(key, measure(tp, sp, micro_batch, recompute, ep)).first->second;
 }
 
-// A model whose layers differ (sliding-window layers beside full ones) is measured twice, as if
-// every layer were of each kind, and its layer cost is the mean weighted by the layers of each
-// kind (the measuring runs hold one or two layers, which would otherwise stand for all).
-LayerCost LayerCostTable::measure(int tp, bool sp, int micro_batch, models::Recompute recompute) {
-  const int sliding = model_.sliding_layers();
-  if (sliding == 0 || sliding == model_.layers) return measure_model(model_, tp, sp, micro_batch, recompute);
-  ModelSpec full = model_, slide = model_;
-  full.sliding_window = 0, full.sliding_window_pattern = 0;
-  slide.sliding_window_pattern = 0;
-  LayerCost c = measure_model(full, tp, sp, micro_batch, recompute);
-  const LayerCost s = measure_model(slide, tp, sp, micro_batch, recompute);
-  const double w = static_cast<double>(sliding) / model_.layers;
-  c.layer_fwd = c.layer_fwd.mixed_with(s.layer_fwd, w);
-  c.layer_bwd = c.layer_bwd.mixed_with(s.layer_bwd, w);
+// A model whose layers differ (sliding-window layers beside full ones; a mixture of experts'
+// leading dense layers) is measured once per kind of layer, as if every layer were of that kind,
+// and its layer cost is the mean weighted by the layers of each kind (the measuring runs hold
+// one or two layers, which would otherwise stand for all).
+LayerCost LayerCostTable::measure(int tp, bool sp, int micro_batch, models::Recompute recompute, int ep) {
+  std::vector<std::pair<ModelSpec, double>> kinds = {{model_, 1.0}};
+  auto split = [&kinds](int count, int layers, auto&& first_kind, auto&& second_kind) {
+    if (count == 0 || count == layers) return;
+    std::vector<std::pair<ModelSpec, double>> out;
+    const double w = static_cast<double>(count) / layers;
+    for (auto& [m, weight] : kinds) {
+      ModelSpec a = m, b = m;
+      first_kind(a);
+      second_kind(b);
+      out.emplace_back(a, weight * (1 - w));
+      out.emplace_back(b, weight * w);
+    }
+    kinds = std::move(out);
+  };
+  split(model_.sliding_layers(), model_.layers,
+        [](ModelSpec& m) { m.sliding_window = 0, m.sliding_window_pattern = 0; },
+        [](ModelSpec& m) { m.sliding_window_pattern = 0; });
+  if (model_.moe)
+    split(std::min(model_.moe->dense_layers, model_.layers), model_.layers,
+          [](ModelSpec& m) { m.moe->dense_layers = 0; }, [](ModelSpec& m) { m.moe.reset(); });
+  LayerCost c;
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    const auto& [m, w] = kinds[i];
+    const LayerCost k = measure_model(m, tp, sp, micro_batch, recompute, m.moe ? ep : 1);
+    if (i == 0) c = k, c.layer_fwd = PassCost{}, c.layer_bwd = PassCost{};  // the ends of the first kind
+    c.layer_fwd += k.layer_fwd.scaled(w);
+    c.layer_bwd += k.layer_bwd.scaled(w);
+  }
   return c;
 }
 
-LayerCost LayerCostTable::measure_model(const ModelSpec& model, int tp, bool sp, int micro_batch, models::Recompute recompute) {
-  // Two stages when the cluster has room for a second TP group, else one stage (tp spans every
-  // GPU, so pp is 1 anyway and the embedding's cost may sit with the head).
-  const topologies::Cluster small = small_cluster(tp);
-  const int pp = 2 * tp <= small.gpu_count() ? 2 : 1;
+LayerCost LayerCostTable::measure_model(const ModelSpec& model, int tp, bool sp, int micro_batch,
+                                        models::Recompute recompute, int ep) {
+  // Each stage: tp GPUs times the data-parallel replicas an ep-wide expert group needs. Two
+  // stages when the cluster has room for a second, else one (the group spans every GPU, so pp
+  // is 1 anyway and the embedding's cost may sit with the head).
+  const int replicas = ep / std::gcd(ep, tp);
+  const int per_stage = tp * replicas;
+  const topologies::Cluster small = small_cluster(per_stage);
+  const int pp = 2 * per_stage <= small.gpu_count() ? 2 : 1;
   TrainingConfig cfg = base_;
   cfg.parallelism = Parallelism{};
   cfg.parallelism.tp = tp;
   cfg.parallelism.pp = pp;
+  cfg.parallelism.dp = replicas;
+  cfg.parallelism.ep = ep;
   cfg.parallelism.sequence_parallel = sp;
   cfg.micro_batch = micro_batch;
-  cfg.global_batch = micro_batch;
+  cfg.global_batch = micro_batch * replicas;
   cfg.pipeline_schedule = "1f1b";
   cfg.zero = 0;
   cfg.recompute = recompute;
@@ -148,7 +192,7 @@ LayerCost LayerCostTable::measure_model(const ModelSpec& model, int tp, bool sp,
     const auto network = sim::make_network_backend(small, collective_, network_);
     ModelSpec m = model;
     m.layers = layers_per_stage * pp;
-    const TrainingPlan plan(m, cfg, tp * pp, std::max(tp, small.gpus_per_node));
+    const TrainingPlan plan(m, cfg, per_stage * pp, std::max(tp, small.gpus_per_node));
     const TrainingGraph tg = build_training_graph(plan, {small.gpu, kernel_});
     sim::Engine engine(tg.graph, &tg.comm_ops, network.get());
     engine.slow_compute_during_comm(comm_compute_shares(tg, small.gpu, collective_));

@@ -3,8 +3,11 @@
 // models and network: a two-stage pipeline with one micro-batch is built and simulated with one
 // and with two layers per stage; the difference is one layer's forward and backward (with its
 // recompute and the TP collectives it waits for), the rest is the embedding (first stage) and
-// the LM head (last stage). Cached per (tp, sequence parallel, micro-batch, recompute), so the
-// kernel models run a few hundred times per search instead of once per candidate.
+// the LM head (last stage). Cached per (tp, sequence parallel, micro-batch, recompute, ep), so
+// the kernel models run a few hundred times per search instead of once per candidate. A
+// mixture-of-experts layer is measured with its expert-parallel group: each stage of the
+// measuring run has ep / gcd(ep, tp) data-parallel replicas, so the all-to-alls cross the same
+// GPUs (and nodes) as in the plan.
 #include <map>
 #include <memory>
 #include <tuple>
@@ -26,6 +29,8 @@ struct PassCost {
   double hbm_bytes = 0;   // kernel memory traffic
   double link_bytes = 0;  // bytes this GPU puts on its links for TP collectives
   PassCost& operator-=(const PassCost& o);
+  PassCost& operator+=(const PassCost& o);
+  PassCost scaled(double w) const;
   // (1 - w) x this + w x o, field by field.
   PassCost mixed_with(const PassCost& o, double w) const;
 };
@@ -41,13 +46,13 @@ class LayerCostTable {
   LayerCostTable(const ModelSpec& model, const TrainingConfig& base, const topologies::Cluster& cluster,
                  const models::KernelParams& kernel, const models::CollectiveParams& collective,
                  const sim::NetworkOptions& network);
-  const LayerCost& get(int tp, bool sequence_parallel, int micro_batch, models::Recompute recompute);
+  const LayerCost& get(int tp, bool sequence_parallel, int micro_batch, models::Recompute recompute, int ep = 1);
   std::size_t size() const { return cache_.size(); }
 
  private:
-  LayerCost measure(int tp, bool sp, int micro_batch, models::Recompute recompute);
-  LayerCost measure_model(const ModelSpec& model, int tp, bool sp, int micro_batch, models::Recompute recompute);
-  topologies::Cluster small_cluster(int tp) const;
+  LayerCost measure(int tp, bool sp, int micro_batch, models::Recompute recompute, int ep);
+  LayerCost measure_model(const ModelSpec& model, int tp, bool sp, int micro_batch, models::Recompute recompute, int ep);
+  topologies::Cluster small_cluster(int gpus_per_stage) const;
 
   const ModelSpec& model_;
   TrainingConfig base_;
@@ -55,7 +60,7 @@ class LayerCostTable {
   models::KernelParams kernel_;
   models::CollectiveParams collective_;
   sim::NetworkOptions network_;
-  std::map<std::tuple<int, bool, int, int>, LayerCost> cache_;
+  std::map<std::tuple<int, bool, int, int, int>, LayerCost> cache_;
 };
 
 }  // namespace exasim::workloads::planner

@@ -12,6 +12,14 @@ ModelNumbers ModelNumbers::of(const ModelSpec& m) {
   ModelNumbers n;
   n.layers = m.layers;
   n.layer_params = m.layer_parameter_count();
+  if (m.moe) {  // mean over the layers: leading dense layers, then routed ones
+    const double moe_layers = m.layers - std::min(m.moe->dense_layers, m.layers), dense = m.layers - moe_layers;
+    n.moe = true;
+    n.layer_params = (dense * m.layer_parameter_count() + moe_layers * m.layer_base_parameter_count()) / m.layers;
+    n.layer_whole_params =
+        moe_layers * (m.router_parameter_count() + m.moe->shared_experts * m.expert_parameter_count()) / m.layers;
+    n.expert_layer_params = moe_layers * m.moe->experts * m.expert_parameter_count() / m.layers;
+  }
   n.embed_params = m.embedding_parameter_count();
   n.head_params = m.head_parameter_count();
   n.tied_copy_params = m.tied_embeddings ? static_cast<double>(m.vocab * m.hidden) : 0;
@@ -62,15 +70,19 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
       layers += l;
       widest = std::max(widest, l);
     }
-    double params = layers * m.layer_params / c.tp;
+    double params = layers * m.dense_per_gpu(c.tp);
     if (s == 0) params += m.embed_params / c.tp;
     if (s == c.pp - 1) params += m.head_params / c.tp + (c.pp > 1 ? m.tied_copy_params / c.tp : 0);
-    const auto states = models::model_state_bytes(params, c.zero, c.dp);
+    auto states = models::model_state_bytes(params, c.zero, c.dp);
+    if (m.moe) {
+      const auto experts = models::model_state_bytes(layers * m.experts_per_gpu(c.ep), c.zero, expert_replicas(c));
+      states.weights += experts.weights, states.gradients += experts.gradients, states.optimizer += experts.optimizer;
+    }
     double act = act_layer * widest * in_flight_passes(schedule, s, c.pp, micro_batches, c.vpp);
     if (s == c.pp - 1) act += head_act;
     Parallelism par;
-    par.tp = c.tp, par.pp = c.pp, par.dp = c.dp;
-    const double buffers = communication_buffer_bytes(par, 1, false);  // plan search: dense models, one shard group
+    par.tp = c.tp, par.pp = c.pp, par.dp = c.dp, par.ep = c.ep;
+    const double buffers = communication_buffer_bytes(par, 1, m.moe);  // plan search: one shard group
     const double total = states.weights + states.gradients + states.optimizer + act + buffers +
                          kAllocatorFragmentation * (act + buffers);
     if (total > best.peak_bytes) {

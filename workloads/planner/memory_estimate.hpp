@@ -3,6 +3,8 @@
 // states by ZeRO stage, Korthikanti activations times the passes in flight, logits on the last
 // stage) without building a TrainingPlan or walking the schedule: in-flight passes come from
 // the schedules' warm-up formulas. tests/planner checks it against training_memory().
+#include <algorithm>
+
 #include "workloads/model/model_spec.hpp"
 #include "workloads/planner/plan_space.hpp"
 #include "workloads/training/training_config.hpp"
@@ -15,14 +17,27 @@ struct MemoryEstimate {
   double weights = 0, gradients = 0, optimizer = 0, activations = 0;  // of the peak stage
 };
 
-// What the estimate needs of the model, computed once.
+// What the estimate needs of the model, computed once. Per-layer figures of a mixture-of-experts model are means over its layers (dense leading
+// layers included): the estimate ranks plans, the engine then simulates the best of them layer
+// by layer.
 struct ModelNumbers {
   int layers = 0;
-  double layer_params = 0, embed_params = 0, head_params = 0;
+  double layer_params = 0;         // per layer, split by TP (attention, norms, a dense MLP)
+  double layer_whole_params = 0;   // per layer, on every TP rank (MoE: router, shared experts)
+  double expert_layer_params = 0;  // per layer, the routed experts, split by EP
+  double embed_params = 0, head_params = 0;
   double tied_copy_params = 0;  // vocab x hidden when the embedding is tied (kept on the last stage)
   double hidden = 0, vocab = 0;
+  bool moe = false;
   static ModelNumbers of(const ModelSpec& m);
+  // One GPU's share of a layer: the dense part (shared by its tp x dp replicas' ZeRO shards) and
+  // the routed experts (shared by its tp x dp / ep expert-data-parallel replicas).
+  double dense_per_gpu(int tp) const { return layer_params / tp + layer_whole_params; }
+  double experts_per_gpu(int ep) const { return expert_layer_params / ep; }
 };
+
+// The GPUs that hold the same routed experts: tp x dp / ep (etp = 1).
+inline int expert_replicas(const Candidate& c) { return std::max(1, c.tp * c.dp / std::max(1, c.ep)); }
 
 // Passes whose activations stage `stage` holds at its peak (in_flight_chunks() in closed form).
 int in_flight_passes(const std::string& schedule, int stage, int pp, int micro_batches, int chunks);

@@ -11,11 +11,13 @@
 namespace exasim::workloads::planner {
 
 const std::pair<std::string, std::string>& LoweringProbe::refusal(const Candidate& c) {
-  const auto key = std::make_tuple(static_cast<int>(c.schedule), static_cast<int>(c.zero), c.vpp > 1);
+  const auto key = std::make_tuple(static_cast<int>(c.schedule), static_cast<int>(c.zero), c.vpp > 1, c.ep > 1);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-  // Two stages of two replicas, two micro-batches each, tp 1: every code path of the kind runs.
+  // Two stages of two replicas, two micro-batches each, tp 1 (and ep 2 for expert parallelism):
+  // every code path of the kind runs.
   Candidate small = c;
   small.tp = 1, small.pp = 2, small.dp = 2, small.micro_batch = 1;
+  small.ep = c.ep > 1 && in_.model.moe && in_.model.moe->experts % 2 == 0 ? 2 : 1;
   small.vpp = c.vpp > 1 ? 2 : 1;
   small.first_stage_layers = small.last_stage_layers = 0;
   small.sequence_parallel = false;

@@ -21,7 +21,8 @@ struct StageLoad {
   double copies = 1;                // stages it stands for (a middle stage stands for all middles)
   int layers = 0;
   double fwd = 0, bwd = 0;          // per micro-batch, s
-  double params = 0;                // held before ZeRO sharding
+  double params = 0;                // dense, held before ZeRO sharding
+  double expert_params = 0;         // routed experts (MoE), held before ZeRO sharding
   double outer_params = 0;          // embedding / head
   double trainable = 0;             // with gradients and optimizer states (LoRA: the adapters only)
   PassCost work;                    // per iteration: compute time, flops, bytes
@@ -41,7 +42,9 @@ struct Ctx {
   const LayerCost& lc;
   int m = 0;                 // micro-batches per replica
   double f = 0, b = 0;       // per layer and micro-batch, waits for ZeRO-3 gathers included
-  double layer_bytes = 0;    // 16-bit weights (or gradients) of one layer on one GPU
+  double layer_bytes = 0;    // 16-bit dense weights (or gradients) of one layer on one GPU
+  double expert_bytes = 0;   // 16-bit routed-expert weights of one layer on one GPU (MoE)
+  int edp = 1;               // GPUs holding the same experts (their gradients are reduced over these)
   double lora_layer_params = -1;  // with LoRA: the adapters' parameters per layer and GPU (all that trains)
   double grad_layer_bytes() const { return lora_layer_params < 0 ? layer_bytes : 2 * lora_layer_params; }
 };
@@ -71,7 +74,8 @@ std::vector<StageLoad> stage_loads(const Ctx& x) {
     };
     if (s == 0) end_piece(x.lc.embed_fwd, x.lc.embed_bwd, x.n.embed_params);
     if (s == pp - 1) end_piece(x.lc.head_fwd, x.lc.head_bwd, x.n.head_params + (pp > 1 ? x.n.tied_copy_params : 0));
-    l.params = l.layers * x.n.layer_params / x.c.tp + l.outer_params;
+    l.params = l.layers * x.n.dense_per_gpu(x.c.tp) + l.outer_params;
+    l.expert_params = l.layers * x.n.experts_per_gpu(x.c.ep);
     l.trainable = x.lora_layer_params < 0 ? l.params : l.layers * x.lora_layer_params;  // LoRA: embedding, head frozen
     out.push_back(l);
   }
@@ -98,15 +102,23 @@ double pipeline_time(const Ctx& x, const std::vector<StageLoad>& loads, double s
   return x.m * max_fb + bubble + 2 * (x.c.pp - 1) * send;
 }
 
+// One layer's collective over its dense weights' data-parallel group (dp ranks tp apart) and,
+// for a mixture of experts, over its experts' replicas (tp x dp / ep ranks ep apart), one after
+// the other on the stage's data-parallel stream.
+double layer_collective(const Ctx& x, CommTimes& comm, sim::CommKind kind, double dense_bytes) {
+  double t = x.c.dp > 1 ? comm.data_parallel(kind, x.c.tp, x.c.dp, dense_bytes) : 0;
+  if (x.expert_bytes > 0 && x.edp > 1) t += comm.data_parallel(kind, x.c.ep, x.edp, x.expert_bytes);
+  return t;
+}
+
 // Gradient reduction after the stage's last backward that its compute does not hide.
 double exposed_gradient_sync(const Ctx& x, CommTimes& comm, const StageLoad& l, bool overlap) {
   const auto kind = x.c.zero >= 1 ? sim::CommKind::kReduceScatter : sim::CommKind::kAllReduce;
   double exposed = 0;
-  if (x.c.zero >= 3 && x.c.dp > 1) {  // per-micro-batch reduce-scatters beside the backward passes
-    const double all = double(x.m) * l.layers * comm.data_parallel(sim::CommKind::kReduceScatter, x.c.tp, x.c.dp, x.layer_bytes);
-    exposed = std::max(0.0, all - x.m * l.bwd);
-  } else if (x.c.dp > 1) {  // one bucket per layer, ready as the last backward passes it
-    const double bucket = comm.data_parallel(kind, x.c.tp, x.c.dp, x.grad_layer_bytes());
+  const double bucket = layer_collective(x, comm, x.c.zero >= 3 ? sim::CommKind::kReduceScatter : kind, x.grad_layer_bytes());
+  if (x.c.zero >= 3) {  // per-micro-batch reduce-scatters beside the backward passes
+    exposed = std::max(0.0, double(x.m) * l.layers * bucket - x.m * l.bwd);
+  } else {  // one bucket per layer, ready as the last backward passes it
     const double all = l.layers * bucket;
     exposed = overlap ? std::max(bucket, all - (l.layers - 1) * x.b) : all;
   }
@@ -141,13 +153,15 @@ MemoryEstimate Estimator::memory(const Candidate& c) {
 
 Estimate Estimator::estimate(const Candidate& c) {
   const hw::GpuSpec& gpu = in_.cluster.gpu;
-  const LayerCost& lc = layers_.get(c.tp, c.sequence_parallel, c.micro_batch, c.recompute);
+  const LayerCost& lc = layers_.get(c.tp, c.sequence_parallel, c.micro_batch, c.recompute, c.ep);
   Ctx x{numbers_, c, lc};
   x.m = in_.base.global_batch / c.dp / c.micro_batch;
-  x.layer_bytes = numbers_.layer_params / c.tp * 2;
+  x.layer_bytes = numbers_.dense_per_gpu(c.tp) * 2;
+  x.expert_bytes = numbers_.experts_per_gpu(c.ep) * 2;
+  x.edp = expert_replicas(c);
   if (in_.base.lora) x.lora_layer_params = lora_layer_parameters(in_.model, *in_.base.lora, c.tp);
   // ZeRO-3: a layer waits for its weight gather when the gather outlasts the previous layer.
-  const double gather = c.zero >= 3 && c.dp > 1 ? comm_.data_parallel(sim::CommKind::kAllGather, c.tp, c.dp, x.layer_bytes) : 0;
+  const double gather = c.zero >= 3 ? layer_collective(x, comm_, sim::CommKind::kAllGather, x.layer_bytes) : 0;
   x.f = std::max(lc.layer_fwd.time, gather);
   x.b = std::max(lc.layer_bwd.time, gather);
   const std::vector<StageLoad> loads = stage_loads(x);
@@ -163,7 +177,10 @@ Estimate Estimator::estimate(const Candidate& c) {
   // outlast of its layers and every later pass is shifted by that: layer i of L starts at
   // max(end of layer i-1, i g), so the forward ends max(g, L (g - f) + f) later than L f.
   auto gather_all = [&](const StageLoad& l) {
-    return (c.zero == 1 || c.zero == 2) ? comm_.data_parallel(sim::CommKind::kAllGather, c.tp, c.dp, l.trainable * 2) : 0.0;
+    if (c.zero != 1 && c.zero != 2) return 0.0;
+    double t = c.dp > 1 ? comm_.data_parallel(sim::CommKind::kAllGather, c.tp, c.dp, l.trainable * 2) : 0.0;
+    if (l.expert_params > 0 && x.edp > 1) t += comm_.data_parallel(sim::CommKind::kAllGather, c.ep, x.edp, l.expert_params * 2);
+    return t;
   };
   double first_forward_delay = 0;
   if (in_.base.overlap_param_gather && !loads.empty() && loads[0].layers > 0) {
@@ -174,7 +191,7 @@ Estimate Estimator::estimate(const Candidate& c) {
   PassCost work;  // of a mean GPU, for power
   for (const StageLoad& l : loads) {
     const double exposed = exposed_gradient_sync(x, comm_, l, in_.base.overlap_grad_reduce);
-    const double owned = l.trainable / (c.zero >= 1 ? c.dp : 1);
+    const double owned = l.trainable / (c.zero >= 1 ? c.dp : 1) + l.expert_params / (c.zero >= 1 ? x.edp : 1);
     const models::KernelCost opt = models::memory_bound(gpu, in_.calibration.kernel, 30 * owned, 12 * owned);
     const double param_gather = in_.base.overlap_param_gather ? first_forward_delay : gather_all(l);
     const double end = pipe - lag(l.stage) + exposed + opt.time_s + param_gather;
@@ -184,7 +201,8 @@ Estimate Estimator::estimate(const Candidate& c) {
       e.optimizer_s = opt.time_s;
     }
     PassCost w = l.work;
-    add_scaled(w, {0, opt.time_s, opt.flops, opt.bytes, c.dp > 1 ? 4 * l.params : 0}, 1);  // + reduction and gather: ~2x 16-bit state
+    const double reduced = (c.dp > 1 ? l.params : 0) + (x.edp > 1 ? l.expert_params : 0);
+    add_scaled(w, {0, opt.time_s, opt.flops, opt.bytes, 4 * reduced}, 1);  // + reduction and gather: ~2x 16-bit state
     add_scaled(work, w, l.copies);
     copies += l.copies;
   }

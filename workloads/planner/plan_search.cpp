@@ -157,13 +157,6 @@ void simulate_and_rank(const PlannerInputs& in, const ObjectiveInfo& obj, const 
 }  // namespace
 
 SearchResult search_plans(const PlannerInputs& in, const SearchOptions& o) {
-  // The closed-form estimate that ranks candidates knows dense layers only.
-  if (in.model.moe) {
-    const config::Node& root = in.scenario.root;
-    (root.has("model") ? root["model"] : root)
-        .fail("plan search for mixture-of-experts models is not available yet",
-              "simulate chosen plans with exasim run (or exasim sweep over training.parallelism keys)");
-  }
   const ObjectiveInfo& obj = find_objective(o.objective);
   SearchResult result;
   result.objective = obj.name;

@@ -30,7 +30,7 @@ std::vector<int> read_ints(const Node& n) {
   return out;
 }
 
-// cp, ep and offload: the simulator runs one value today; the key is accepted for that value.
+// cp and offload: the search walks one value today; the key is accepted for that value.
 void expect_only(const Node& n, const std::string& value, const std::string& why) {
   read_list(n, [&](const Node& v) {
     if (v.as_string() != value) v.fail(why, "set " + std::string(n.path().substr(n.path().rfind('.') + 1)) + ": " + value);
@@ -75,6 +75,7 @@ PlanSpace read_plan_space(const Node& n) {
   s.tp = read_ints(n["tp"]);
   s.pp = read_ints(n["pp"]);
   s.dp = read_ints(n["dp"]);
+  s.ep = read_ints(n["ep"]);
   s.vpp = read_ints(n["vpp"]);
   s.micro_batch = read_ints(n["micro_batch"]);
   read_list(n["zero"], [&](const Node& v) {
@@ -85,9 +86,8 @@ PlanSpace read_plan_space(const Node& n) {
   read_list(n["schedule"], [&](const Node& v) { s.schedule.push_back(schedule_index(v)); });
   read_list(n["recompute"], [&](const Node& v) { s.recompute.push_back(recompute_of(v)); });
   read_list(n["sequence_parallel"], [&](const Node& v) { s.sequence_parallel.push_back(v.as_bool()); });
-  expect_only(n["cp"], "1", "context parallelism is not simulated yet");
-  expect_only(n["ep"], "1", "expert parallelism is not simulated yet");
-  expect_only(n["offload"], "none", "offload is not simulated yet");
+  expect_only(n["cp"], "1", "plan search over context parallelism is not available yet");
+  expect_only(n["offload"], "none", "plan search over offload is not available yet");
   if (n.has("allow_tp_across_nodes")) s.allow_tp_across_nodes = n["allow_tp_across_nodes"].as_bool();
   if (n.has("uneven_split")) s.uneven_split = n["uneven_split"].as_bool();
   if (n.has("memory_margin")) {
@@ -103,7 +103,8 @@ TrainingConfig candidate_config(const TrainingConfig& base, const Candidate& c) 
   t.parallelism.pp = c.pp;
   t.parallelism.dp = c.dp;
   t.parallelism.cp = 1;
-  t.parallelism.ep = 1;
+  t.parallelism.ep = c.ep;
+  t.parallelism.etp = 1;
   t.parallelism.vpp = c.vpp;
   t.parallelism.sequence_parallel = c.sequence_parallel;
   t.micro_batch = c.micro_batch;
@@ -121,6 +122,7 @@ Candidate candidate_of(const TrainingConfig& t) {
   c.tp = t.parallelism.tp;
   c.pp = t.parallelism.pp;
   c.dp = t.parallelism.dp;
+  c.ep = t.parallelism.ep;
   c.vpp = t.parallelism.vpp;
   c.micro_batch = t.micro_batch;
   const auto& table = pipeline_schedules();
@@ -137,6 +139,7 @@ Candidate candidate_of(const TrainingConfig& t) {
 std::string describe(const Candidate& c) {
   const char* rec = c.recompute == models::Recompute::kNone ? "none" : c.recompute == models::Recompute::kSelective ? "selective" : "full";
   std::string s = "tp " + std::to_string(c.tp) + " pp " + std::to_string(c.pp) + " dp " + std::to_string(c.dp);
+  if (c.ep > 1) s += " ep " + std::to_string(c.ep);
   if (c.vpp > 1) s += " vpp " + std::to_string(c.vpp);
   s += " mb " + std::to_string(c.micro_batch) + " " + pipeline_schedules()[c.schedule].name + " zero " + std::to_string(c.zero) +
        " rc " + rec;
@@ -195,12 +198,15 @@ struct Enumerator {
     std::vector<std::uint8_t> schedules = space.schedule;
     if (schedules.empty())
       for (std::size_t i = 0; i < table.size(); ++i) schedules.push_back(static_cast<std::uint8_t>(i));
-    bool flat_done = false;  // pp = 1: every non-interleaved schedule is the same plan
+    // pp = 1: every non-interleaved schedule takes the same time, but GPipe holds every
+    // micro-batch's activations where the others hold one: one plan, under 1F1B when allowed.
+    std::optional<std::uint8_t> flat;
+    for (const std::uint8_t s : schedules)
+      if (!table[s].interleaved && (!flat || table[s].name == "1f1b")) flat = s;
     for (const std::uint8_t s : schedules) {
       c.schedule = s;
       if (!table[s].interleaved) {
-        if (c.pp == 1 && flat_done) continue;
-        flat_done = true;
+        if (c.pp == 1 && s != *flat) continue;
         if (allowed(space.vpp, 1)) emit_split(c, 1);
         continue;
       }
@@ -244,7 +250,14 @@ std::vector<Candidate> enumerate_candidates(const PlanSpace& space, const ModelS
       c.pp = pp;
       c.dp = gpus / (tp * pp);
       if (!allowed(space.dp, c.dp) || base.global_batch % c.dp != 0) continue;
-      e.emit_schedules(c);
+      // Expert parallelism: ep ranks of the tp x dp GPUs that share a stage's dense weights each
+      // hold experts / ep whole experts (Megatron-Core's folding with etp = 1).
+      const int experts = model.moe ? model.moe->experts : 1;
+      for (const int ep : divisors(experts)) {
+        if ((tp * c.dp) % ep != 0 || !allowed(space.ep, ep)) continue;
+        c.ep = ep;
+        e.emit_schedules(c);
+      }
     }
   }
   return out;

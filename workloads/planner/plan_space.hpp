@@ -1,8 +1,9 @@
 #pragma once
 // The space of training plans the search walks: every combination of tensor, pipeline and data
 // parallelism, virtual stages, micro-batch, pipeline schedule, ZeRO stage, recompute policy and
-// sequence parallelism that the training simulator runs today (cp = ep = 1, offload none), cut
-// down by what the scenario's `plan_space:` pins:
+// sequence parallelism that the training simulator runs today, and for a mixture-of-experts
+// model the expert-parallel degree (cp = 1, etp = 1, offload none), cut down by what the
+// scenario's `plan_space:` pins:
 //   plan_space:
 //     tp: [4, 8]                  # a value, a list, or auto (every value that can run)
 //     pp: auto
@@ -13,7 +14,8 @@
 //     zero: [1]
 //     recompute: [selective, full]
 //     sequence_parallel: true
-//     cp: 1  ep: 1  offload: none # the only values simulated today
+//     ep: auto                    # MoE: every divisor of the experts that divides tp x dp (dense: 1)
+//     cp: 1  offload: none        # the only values searched today
 //     allow_tp_across_nodes: false
 //     uneven_split: true          # lighter first/last stage when the layers do not divide (Llama 3)
 //     memory_margin: 0.1          # keep this fraction of GPU memory free (default: objective's)
@@ -33,6 +35,7 @@ namespace exasim::workloads::planner {
 // One point of the space. schedule indexes pipeline_schedules() (pipeline_schedule.hpp).
 struct Candidate {
   int tp = 1, pp = 1, dp = 1, vpp = 1;
+  int ep = 1;  // expert parallel (MoE; carved from tp x dp, experts whole: etp = 1)
   int micro_batch = 1;
   std::uint8_t schedule = 0;
   std::uint8_t zero = 0;
@@ -43,7 +46,7 @@ struct Candidate {
 
 struct PlanSpace {
   // Empty = auto.
-  std::vector<int> tp, pp, dp, vpp, micro_batch, zero;
+  std::vector<int> tp, pp, dp, ep, vpp, micro_batch, zero;
   std::vector<std::uint8_t> schedule;
   std::vector<models::Recompute> recompute;
   std::vector<bool> sequence_parallel;
@@ -61,13 +64,14 @@ TrainingConfig candidate_config(const TrainingConfig& base, const Candidate& c);
 // The candidate a training config describes (for the scenario's own plan).
 Candidate candidate_of(const TrainingConfig& config);
 
-// "tp 8 pp 16 dp 8 vpp 1 mb 1 1f1b zero 1 selective sp" — for tables and messages.
+// "tp 8 pp 16 dp 8 ep 8 vpp 2 mb 1 interleaved zero 1 rc selective sp" — for tables and messages.
 std::string describe(const Candidate& c);
 
 // Every candidate of the space whose tp x pp x dp uses all GPUs, with splits of the layers the
 // simulator runs. Divisibility of heads and batch is left to the constraint check, except where
 // it keeps the enumeration small (dp must divide the global batch, micro_batch its share).
-// Duplicates are left out: one schedule when pp = 1, one ZeRO stage when dp = 1, no sequence
+// Duplicates are left out: one schedule when pp = 1 (1F1B when allowed: GPipe would hold every
+// micro-batch's activations for the same time), one ZeRO stage when dp = 1, no sequence
 // parallelism when tp = 1. Order is deterministic.
 std::vector<Candidate> enumerate_candidates(const PlanSpace& space, const ModelSpec& model, const TrainingConfig& base,
                                             const topologies::Cluster& cluster);
