@@ -95,8 +95,17 @@ TEST_CASE("plan: bad objectives and impossible spaces are one-line errors") {
   INFO(r.output);
   // tp 3 divides nothing here: only the scenario's own plan can run, and it is reported.
   CHECK(r.status == 0);
-  const fs::path dir3 = scenario("plan_space: {cp: 2}\n");
+  const fs::path dir3 = scenario("plan_space: {offload: optimizer-cpu}\n");  // not searched (yet)
   exasim::testing::check_clean_error(run_cli("plan " + (dir3 / "small.yaml").string()));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("plan: context parallelism is searched where plan_space asks for it") {
+  const fs::path dir = scenario("plan_space: {cp: [1, 2]}\n");
+  const auto r = run_cli("plan " + (dir / "small.yaml").string() + " --top 3");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(contains(r.output, " cp 2 "));
   fs::remove_all(dir);
 }
 

@@ -3,11 +3,12 @@
 // models and network: a two-stage pipeline with one micro-batch is built and simulated with one
 // and with two layers per stage; the difference is one layer's forward and backward (with its
 // recompute and the TP collectives it waits for), the rest is the embedding (first stage) and
-// the LM head (last stage). Cached per (tp, sequence parallel, micro-batch, recompute, ep), so
-// the kernel models run a few hundred times per search instead of once per candidate. A
-// mixture-of-experts layer is measured with its expert-parallel group: each stage of the
-// measuring run has ep / gcd(ep, tp) data-parallel replicas, so the all-to-alls cross the same
-// GPUs (and nodes) as in the plan.
+// the LM head (last stage). Cached per (tp, sequence parallel, micro-batch, recompute, ep, cp),
+// so the kernel models run a few hundred times per search instead of once per candidate. Each
+// stage of a measuring run holds tp x cp GPUs (context parallelism: the ring attention's KV
+// exchanges cross them) and, for a mixture-of-experts layer, the data-parallel replicas its
+// expert-parallel group needs (ep / gcd(ep, tp x cp)), so the all-to-alls cross the same GPUs
+// (and nodes) as in the plan.
 #include <map>
 #include <memory>
 #include <tuple>
@@ -46,12 +47,14 @@ class LayerCostTable {
   LayerCostTable(const ModelSpec& model, const TrainingConfig& base, const topologies::Cluster& cluster,
                  const models::KernelParams& kernel, const models::CollectiveParams& collective,
                  const sim::NetworkOptions& network);
-  const LayerCost& get(int tp, bool sequence_parallel, int micro_batch, models::Recompute recompute, int ep = 1);
+  const LayerCost& get(int tp, bool sequence_parallel, int micro_batch, models::Recompute recompute, int ep = 1,
+                       int cp = 1);
   std::size_t size() const { return cache_.size(); }
 
  private:
-  LayerCost measure(int tp, bool sp, int micro_batch, models::Recompute recompute, int ep);
-  LayerCost measure_model(const ModelSpec& model, int tp, bool sp, int micro_batch, models::Recompute recompute, int ep);
+  LayerCost measure(int tp, bool sp, int micro_batch, models::Recompute recompute, int ep, int cp);
+  LayerCost measure_model(const ModelSpec& model, int tp, bool sp, int micro_batch, models::Recompute recompute, int ep,
+                          int cp);
   topologies::Cluster small_cluster(int gpus_per_stage) const;
 
   const ModelSpec& model_;
@@ -60,7 +63,7 @@ class LayerCostTable {
   models::KernelParams kernel_;
   models::CollectiveParams collective_;
   sim::NetworkOptions network_;
-  std::map<std::tuple<int, bool, int, int, int>, LayerCost> cache_;
+  std::map<std::tuple<int, bool, int, int, int, int>, LayerCost> cache_;
 };
 
 }  // namespace exasim::workloads::planner

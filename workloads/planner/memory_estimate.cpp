@@ -60,7 +60,7 @@ int virtual_stage_layers(const Candidate& c, int layers, int v) {
 MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base, const Candidate& c, double act_layer) {
   const int micro_batches = base.global_batch / c.dp / c.micro_batch;
   const std::string& schedule = pipeline_schedules()[c.schedule].name;
-  const double head_act = double(base.seq_len) * c.micro_batch * m.vocab / c.tp * (2 + 4);  // logits + fp32 loss buffers
+  const double head_act = double(base.seq_len) / c.cp * c.micro_batch * m.vocab / c.tp * (2 + 4);  // logits + fp32 loss buffers
   MemoryEstimate best;
   best.peak_bytes = -1;
   for (int s = 0; s < c.pp; ++s) {
@@ -73,7 +73,7 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
     double params = layers * m.dense_per_gpu(c.tp);
     if (s == 0) params += m.embed_params / c.tp;
     if (s == c.pp - 1) params += m.head_params / c.tp + (c.pp > 1 ? m.tied_copy_params / c.tp : 0);
-    auto states = models::model_state_bytes(params, c.zero, c.dp);
+    auto states = models::model_state_bytes(params, c.zero, weight_replicas(c));
     if (m.moe) {
       const auto experts = models::model_state_bytes(layers * m.experts_per_gpu(c.ep), c.zero, expert_replicas(c));
       states.weights += experts.weights, states.gradients += experts.gradients, states.optimizer += experts.optimizer;
@@ -81,7 +81,7 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
     double act = act_layer * widest * in_flight_passes(schedule, s, c.pp, micro_batches, c.vpp);
     if (s == c.pp - 1) act += head_act;
     Parallelism par;
-    par.tp = c.tp, par.pp = c.pp, par.dp = c.dp, par.ep = c.ep;
+    par.tp = c.tp, par.pp = c.pp, par.dp = c.dp, par.cp = c.cp, par.ep = c.ep;
     const double buffers = communication_buffer_bytes(par, 1, m.moe);  // plan search: one shard group
     const double total = states.weights + states.gradients + states.optimizer + act + buffers +
                          kAllocatorFragmentation * (act + buffers);

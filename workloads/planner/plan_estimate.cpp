@@ -102,11 +102,12 @@ double pipeline_time(const Ctx& x, const std::vector<StageLoad>& loads, double s
   return x.m * max_fb + bubble + 2 * (x.c.pp - 1) * send;
 }
 
-// One layer's collective over its dense weights' data-parallel group (dp ranks tp apart) and,
-// for a mixture of experts, over its experts' replicas (tp x dp / ep ranks ep apart), one after
+// One layer's collective over its dense weights' replicas (dp x cp ranks tp apart) and, for a
+// mixture of experts, over its experts' replicas (tp x cp x dp / ep ranks ep apart), one after
 // the other on the stage's data-parallel stream.
 double layer_collective(const Ctx& x, CommTimes& comm, sim::CommKind kind, double dense_bytes) {
-  double t = x.c.dp > 1 ? comm.data_parallel(kind, x.c.tp, x.c.dp, dense_bytes) : 0;
+  const int replicas = weight_replicas(x.c);  // dp x cp ranks tp apart
+  double t = replicas > 1 ? comm.data_parallel(kind, x.c.tp, replicas, dense_bytes) : 0;
   if (x.expert_bytes > 0 && x.edp > 1) t += comm.data_parallel(kind, x.c.ep, x.edp, x.expert_bytes);
   return t;
 }
@@ -122,7 +123,7 @@ double exposed_gradient_sync(const Ctx& x, CommTimes& comm, const StageLoad& l, 
     const double all = l.layers * bucket;
     exposed = overlap ? std::max(bucket, all - (l.layers - 1) * x.b) : all;
   }
-  return exposed + comm.data_parallel(kind, x.c.tp, x.c.dp, x.lora_layer_params < 0 ? l.outer_params * 2 : 0.0);
+  return exposed + comm.data_parallel(kind, x.c.tp, weight_replicas(x.c), x.lora_layer_params < 0 ? l.outer_params * 2 : 0.0);
 }
 
 }  // namespace
@@ -134,13 +135,13 @@ Estimator::Estimator(const PlannerInputs& in)
       comm_(in.cluster, in.calibration.collective) {}
 
 double Estimator::activation_bytes(const Candidate& c) {
-  const auto key = std::make_tuple(c.tp, c.sequence_parallel, c.micro_batch, static_cast<int>(c.recompute));
+  const auto key = std::make_tuple(c.tp, c.sequence_parallel, c.micro_batch, static_cast<int>(c.recompute), c.cp);
   if (auto it = activations_.find(key); it != activations_.end()) return it->second;
   TrainingConfig config = in_.base;  // the candidate's knobs on the scenario's training settings
   config.micro_batch = c.micro_batch;
   config.parallelism.tp = c.tp;
   config.parallelism.sequence_parallel = c.sequence_parallel;
-  config.parallelism.cp = 1;  // the plan space has no context parallelism (plan_space.cpp)
+  config.parallelism.cp = c.cp;
   config.recompute = c.recompute;
   const double bytes = layer_activation_bytes(in_.model, config);
   activations_.emplace(key, bytes);
@@ -153,7 +154,7 @@ MemoryEstimate Estimator::memory(const Candidate& c) {
 
 Estimate Estimator::estimate(const Candidate& c) {
   const hw::GpuSpec& gpu = in_.cluster.gpu;
-  const LayerCost& lc = layers_.get(c.tp, c.sequence_parallel, c.micro_batch, c.recompute, c.ep);
+  const LayerCost& lc = layers_.get(c.tp, c.sequence_parallel, c.micro_batch, c.recompute, c.ep, c.cp);
   Ctx x{numbers_, c, lc};
   x.m = in_.base.global_batch / c.dp / c.micro_batch;
   x.layer_bytes = numbers_.dense_per_gpu(c.tp) * 2;
@@ -166,7 +167,8 @@ Estimate Estimator::estimate(const Candidate& c) {
   x.b = std::max(lc.layer_bwd.time, gather);
   const std::vector<StageLoad> loads = stage_loads(x);
   const int pp = c.pp;
-  const double send = pp > 1 ? comm_.pipeline_send(c.tp, c.dp, double(in_.base.seq_len) * c.micro_batch * numbers_.hidden * 2 / c.tp) : 0;
+  const double send =
+      pp > 1 ? comm_.pipeline_send(c.tp, weight_replicas(c), double(in_.base.seq_len) / c.cp * c.micro_batch * numbers_.hidden * 2 / c.tp) : 0;
   Estimate e;
   const double pipe = pipeline_time(x, loads, send, e);
   // Stage s finishes its last backward this long before stage 0 does.
@@ -178,7 +180,8 @@ Estimate Estimator::estimate(const Candidate& c) {
   // max(end of layer i-1, i g), so the forward ends max(g, L (g - f) + f) later than L f.
   auto gather_all = [&](const StageLoad& l) {
     if (c.zero != 1 && c.zero != 2) return 0.0;
-    double t = c.dp > 1 ? comm_.data_parallel(sim::CommKind::kAllGather, c.tp, c.dp, l.trainable * 2) : 0.0;
+    const int replicas = weight_replicas(c);
+    double t = replicas > 1 ? comm_.data_parallel(sim::CommKind::kAllGather, c.tp, replicas, l.trainable * 2) : 0.0;
     if (l.expert_params > 0 && x.edp > 1) t += comm_.data_parallel(sim::CommKind::kAllGather, c.ep, x.edp, l.expert_params * 2);
     return t;
   };
@@ -191,7 +194,7 @@ Estimate Estimator::estimate(const Candidate& c) {
   PassCost work;  // of a mean GPU, for power
   for (const StageLoad& l : loads) {
     const double exposed = exposed_gradient_sync(x, comm_, l, in_.base.overlap_grad_reduce);
-    const double owned = l.trainable / (c.zero >= 1 ? c.dp : 1) + l.expert_params / (c.zero >= 1 ? x.edp : 1);
+    const double owned = l.trainable / (c.zero >= 1 ? weight_replicas(c) : 1) + l.expert_params / (c.zero >= 1 ? x.edp : 1);
     const models::KernelCost opt = models::memory_bound(gpu, in_.calibration.kernel, 30 * owned, 12 * owned);
     const double param_gather = in_.base.overlap_param_gather ? first_forward_delay : gather_all(l);
     const double end = pipe - lag(l.stage) + exposed + opt.time_s + param_gather;
@@ -201,7 +204,7 @@ Estimate Estimator::estimate(const Candidate& c) {
       e.optimizer_s = opt.time_s;
     }
     PassCost w = l.work;
-    const double reduced = (c.dp > 1 ? l.params : 0) + (x.edp > 1 ? l.expert_params : 0);
+    const double reduced = (weight_replicas(c) > 1 ? l.params : 0) + (x.edp > 1 ? l.expert_params : 0);
     add_scaled(w, {0, opt.time_s, opt.flops, opt.bytes, 4 * reduced}, 1);  // + reduction and gather: ~2x 16-bit state
     add_scaled(work, w, l.copies);
     copies += l.copies;

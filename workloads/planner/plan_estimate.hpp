@@ -59,7 +59,7 @@ class Estimator {
   ModelNumbers numbers_;
   LayerCostTable layers_;
   CommTimes comm_;
-  std::map<std::tuple<int, bool, int, int>, double> activations_;
+  std::map<std::tuple<int, bool, int, int, int>, double> activations_;
 };
 
 }  // namespace exasim::workloads::planner

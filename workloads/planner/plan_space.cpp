@@ -30,7 +30,7 @@ std::vector<int> read_ints(const Node& n) {
   return out;
 }
 
-// cp and offload: the search walks one value today; the key is accepted for that value.
+// offload: the search walks one value today; the key is accepted for that value.
 void expect_only(const Node& n, const std::string& value, const std::string& why) {
   read_list(n, [&](const Node& v) {
     if (v.as_string() != value) v.fail(why, "set " + std::string(n.path().substr(n.path().rfind('.') + 1)) + ": " + value);
@@ -57,6 +57,8 @@ bool allowed(const std::vector<T>& list, T v) {
   return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
 }
 
+constexpr int kMinTokensPerRank = 4096;  // cp: auto
+
 std::vector<int> divisors(int n) {
   std::vector<int> d;
   for (int i = 1; i <= n; ++i)
@@ -75,6 +77,7 @@ PlanSpace read_plan_space(const Node& n) {
   s.tp = read_ints(n["tp"]);
   s.pp = read_ints(n["pp"]);
   s.dp = read_ints(n["dp"]);
+  s.cp = read_ints(n["cp"]);
   s.ep = read_ints(n["ep"]);
   s.vpp = read_ints(n["vpp"]);
   s.micro_batch = read_ints(n["micro_batch"]);
@@ -86,7 +89,6 @@ PlanSpace read_plan_space(const Node& n) {
   read_list(n["schedule"], [&](const Node& v) { s.schedule.push_back(schedule_index(v)); });
   read_list(n["recompute"], [&](const Node& v) { s.recompute.push_back(recompute_of(v)); });
   read_list(n["sequence_parallel"], [&](const Node& v) { s.sequence_parallel.push_back(v.as_bool()); });
-  expect_only(n["cp"], "1", "plan search over context parallelism is not available yet");
   expect_only(n["offload"], "none", "plan search over offload is not available yet");
   if (n.has("allow_tp_across_nodes")) s.allow_tp_across_nodes = n["allow_tp_across_nodes"].as_bool();
   if (n.has("uneven_split")) s.uneven_split = n["uneven_split"].as_bool();
@@ -102,7 +104,7 @@ TrainingConfig candidate_config(const TrainingConfig& base, const Candidate& c) 
   t.parallelism.tp = c.tp;
   t.parallelism.pp = c.pp;
   t.parallelism.dp = c.dp;
-  t.parallelism.cp = 1;
+  t.parallelism.cp = c.cp;
   t.parallelism.ep = c.ep;
   t.parallelism.etp = 1;
   t.parallelism.vpp = c.vpp;
@@ -122,6 +124,7 @@ Candidate candidate_of(const TrainingConfig& t) {
   c.tp = t.parallelism.tp;
   c.pp = t.parallelism.pp;
   c.dp = t.parallelism.dp;
+  c.cp = t.parallelism.cp;
   c.ep = t.parallelism.ep;
   c.vpp = t.parallelism.vpp;
   c.micro_batch = t.micro_batch;
@@ -139,6 +142,7 @@ Candidate candidate_of(const TrainingConfig& t) {
 std::string describe(const Candidate& c) {
   const char* rec = c.recompute == models::Recompute::kNone ? "none" : c.recompute == models::Recompute::kSelective ? "selective" : "full";
   std::string s = "tp " + std::to_string(c.tp) + " pp " + std::to_string(c.pp) + " dp " + std::to_string(c.dp);
+  if (c.cp > 1) s += " cp " + std::to_string(c.cp);
   if (c.ep > 1) s += " ep " + std::to_string(c.ep);
   if (c.vpp > 1) s += " vpp " + std::to_string(c.vpp);
   s += " mb " + std::to_string(c.micro_batch) + " " + pipeline_schedules()[c.schedule].name + " zero " + std::to_string(c.zero) +
@@ -179,7 +183,7 @@ struct Enumerator {
       if (interleaved && c.pp > 1 && (per_replica / mb) % c.pp != 0) continue;
       c.micro_batch = mb;
       for (std::size_t z = 0; z < zeros.size(); ++z) {
-        if (c.dp == 1 && z > 0) break;  // sharding over one replica changes nothing
+        if (c.dp * c.cp == 1 && z > 0) break;  // sharding over one replica changes nothing
         c.zero = static_cast<std::uint8_t>(zeros[z]);
         for (const auto r : recomputes) {
           c.recompute = r;
@@ -245,18 +249,29 @@ std::vector<Candidate> enumerate_candidates(const PlanSpace& space, const ModelS
     if (space.tp.empty() && !space.allow_tp_across_nodes && tp > cluster.gpus_per_node) continue;
     for (int pp = 1; pp <= model.layers && tp * pp <= gpus; ++pp) {
       if (gpus % (tp * pp) != 0 || !allowed(space.pp, pp)) continue;
-      Candidate c;
-      c.tp = tp;
-      c.pp = pp;
-      c.dp = gpus / (tp * pp);
-      if (!allowed(space.dp, c.dp) || base.global_batch % c.dp != 0) continue;
-      // Expert parallelism: ep ranks of the tp x dp GPUs that share a stage's dense weights each
-      // hold experts / ep whole experts (Megatron-Core's folding with etp = 1).
-      const int experts = model.moe ? model.moe->experts : 1;
-      for (const int ep : divisors(experts)) {
-        if ((tp * c.dp) % ep != 0 || !allowed(space.ep, ep)) continue;
-        c.ep = ep;
-        e.emit_schedules(c);
+      for (const int cp : divisors(gpus / (tp * pp))) {
+        if (!allowed(space.cp, cp)) continue;
+        if (cp > 1) {
+          // Ring attention (Megatron's load-balanced split into 2 cp chunks); auto keeps at
+          // least kMinTokensPerRank of a sequence on each GPU, where the ring's steps still
+          // hide behind the attention they overlap.
+          if (base.seq_len % (2 * cp) != 0 || base.attention != AttentionKernel::kFlash || model.sliding_window > 0) continue;
+          if (space.cp.empty() && base.seq_len / cp < kMinTokensPerRank) continue;
+        }
+        Candidate c;
+        c.tp = tp;
+        c.pp = pp;
+        c.cp = cp;
+        c.dp = gpus / (tp * pp * cp);
+        if (!allowed(space.dp, c.dp) || base.global_batch % c.dp != 0) continue;
+        // Expert parallelism: ep ranks of the tp x cp x dp GPUs that share a stage's dense weights
+        // each hold experts / ep whole experts (Megatron-Core's folding with etp = 1).
+        const int experts = model.moe ? model.moe->experts : 1;
+        for (const int ep : divisors(experts)) {
+          if ((tp * cp * c.dp) % ep != 0 || !allowed(space.ep, ep)) continue;
+          c.ep = ep;
+          e.emit_schedules(c);
+        }
       }
     }
   }

@@ -1,9 +1,9 @@
 #pragma once
 // The space of training plans the search walks: every combination of tensor, pipeline and data
 // parallelism, virtual stages, micro-batch, pipeline schedule, ZeRO stage, recompute policy and
-// sequence parallelism that the training simulator runs today, and for a mixture-of-experts
-// model the expert-parallel degree (cp = 1, etp = 1, offload none), cut down by what the
-// scenario's `plan_space:` pins:
+// sequence parallelism that the training simulator runs today, context parallelism, and for a
+// mixture-of-experts model the expert-parallel degree (etp = 1, offload none), cut down by what
+// the scenario's `plan_space:` pins:
 //   plan_space:
 //     tp: [4, 8]                  # a value, a list, or auto (every value that can run)
 //     pp: auto
@@ -14,8 +14,10 @@
 //     zero: [1]
 //     recompute: [selective, full]
 //     sequence_parallel: true
-//     ep: auto                    # MoE: every divisor of the experts that divides tp x dp (dense: 1)
-//     cp: 1  offload: none        # the only values searched today
+//     cp: auto                    # context parallel: each GPU keeps >= 4096 tokens of a sequence
+//                                 # (auto; a list may go lower), seq_len splits into 2 cp chunks
+//     ep: auto                    # MoE: every divisor of the experts that divides tp x cp x dp (dense: 1)
+//     offload: none               # the only value searched today
 //     allow_tp_across_nodes: false
 //     uneven_split: true          # lighter first/last stage when the layers do not divide (Llama 3)
 //     memory_margin: 0.1          # keep this fraction of GPU memory free (default: objective's)
@@ -35,7 +37,8 @@ namespace exasim::workloads::planner {
 // One point of the space. schedule indexes pipeline_schedules() (pipeline_schedule.hpp).
 struct Candidate {
   int tp = 1, pp = 1, dp = 1, vpp = 1;
-  int ep = 1;  // expert parallel (MoE; carved from tp x dp, experts whole: etp = 1)
+  int cp = 1;  // context parallel (ring attention; ranks between TP and DP)
+  int ep = 1;  // expert parallel (MoE; carved from tp x cp x dp, experts whole: etp = 1)
   int micro_batch = 1;
   std::uint8_t schedule = 0;
   std::uint8_t zero = 0;
@@ -46,7 +49,7 @@ struct Candidate {
 
 struct PlanSpace {
   // Empty = auto.
-  std::vector<int> tp, pp, dp, ep, vpp, micro_batch, zero;
+  std::vector<int> tp, pp, dp, cp, ep, vpp, micro_batch, zero;
   std::vector<std::uint8_t> schedule;
   std::vector<models::Recompute> recompute;
   std::vector<bool> sequence_parallel;
@@ -64,10 +67,10 @@ TrainingConfig candidate_config(const TrainingConfig& base, const Candidate& c);
 // The candidate a training config describes (for the scenario's own plan).
 Candidate candidate_of(const TrainingConfig& config);
 
-// "tp 8 pp 16 dp 8 ep 8 vpp 2 mb 1 interleaved zero 1 rc selective sp" — for tables and messages.
+// "tp 8 pp 16 dp 8 cp 2 ep 8 vpp 2 mb 1 interleaved zero 1 rc selective sp" — for tables and messages.
 std::string describe(const Candidate& c);
 
-// Every candidate of the space whose tp x pp x dp uses all GPUs, with splits of the layers the
+// Every candidate of the space whose tp x pp x cp x dp uses all GPUs, with splits of the layers the
 // simulator runs. Divisibility of heads and batch is left to the constraint check, except where
 // it keeps the enumeration small (dp must divide the global batch, micro_batch its share).
 // Duplicates are left out: one schedule when pp = 1 (1F1B when allowed: GPipe would hold every
