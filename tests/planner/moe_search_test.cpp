@@ -43,15 +43,19 @@ double engine_time(const PlannerInputs& in, const Candidate& c) {
 
 }  // namespace
 
-TEST_CASE("MoE plan space: every expert-parallel degree that divides the experts and tp x dp, dense models ep 1") {
+TEST_CASE("MoE plan space: every expert-parallel degree that divides the experts and tp x cp x dp, etp 1 or tp, dense models ep 1") {
   const PlannerInputs in = PlannerInputs::from(testing::scenario_from_yaml(small_moe_yaml()));
   std::set<int> eps;
+  int split_experts = 0;
   for (const Candidate& c : enumerate_candidates(in.space, in.model, in.base, in.cluster)) {
     CHECK(in.model.moe->experts % c.ep == 0);
-    CHECK((c.tp * c.dp) % c.ep == 0);
+    CHECK((c.tp * c.cp * c.dp) % (c.ep * c.etp) == 0);
+    CHECK((c.etp == 1 || c.etp == c.tp));  // auto: experts whole, or split as the dense layers
     eps.insert(c.ep);
+    split_experts += c.etp > 1;
   }
   CHECK(eps == std::set<int>{1, 2, 4, 8});
+  CHECK(split_experts > 0);
   const PlannerInputs dense = PlannerInputs::from(testing::scenario_from_yaml(testing::small_gpt_yaml()));
   for (const Candidate& c : enumerate_candidates(dense.space, dense.model, dense.base, dense.cluster)) REQUIRE(c.ep == 1);
   // plan_space pins it like the other degrees.

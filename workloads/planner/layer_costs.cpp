@@ -122,17 +122,19 @@ topologies::Cluster LayerCostTable::small_cluster(int gpus_per_stage) const {
   return c;
 }
 
-const LayerCost& LayerCostTable::get(int tp, bool sp, int micro_batch, models::Recompute recompute, int ep, int cp) {
-  const auto key = std::make_tuple(tp, sp, micro_batch, static_cast<int>(recompute), ep, cp);
+const LayerCost& LayerCostTable::get(int tp, bool sp, int micro_batch, models::Recompute recompute, int ep, int cp,
+                                     int etp) {
+  const auto key = std::make_tuple(tp, sp, micro_batch, static_cast<int>(recompute), ep, cp, etp);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-  return cache_.emplace(key, measure(tp, sp, micro_batch, recompute, ep, cp)).first->second;
+  return cache_.emplace(key, measure(tp, sp, micro_batch, recompute, ep, cp, etp)).first->second;
 }
 
 // A model whose layers differ (sliding-window layers beside full ones; a mixture of experts'
 // leading dense layers) is measured once per kind of layer, as if every layer were of that kind,
 // and its layer cost is the mean weighted by the layers of each kind (the measuring runs hold
 // one or two layers, which would otherwise stand for all).
-LayerCost LayerCostTable::measure(int tp, bool sp, int micro_batch, models::Recompute recompute, int ep, int cp) {
+LayerCost LayerCostTable::measure(int tp, bool sp, int micro_batch, models::Recompute recompute, int ep, int cp,
+                                  int etp) {
   std::vector<std::pair<ModelSpec, double>> kinds = {{model_, 1.0}};
   auto split = [&kinds](int count, int layers, auto&& first_kind, auto&& second_kind) {
     if (count == 0 || count == layers) return;
@@ -156,7 +158,7 @@ LayerCost LayerCostTable::measure(int tp, bool sp, int micro_batch, models::Reco
   LayerCost c;
   for (std::size_t i = 0; i < kinds.size(); ++i) {
     const auto& [m, w] = kinds[i];
-    const LayerCost k = measure_model(m, tp, sp, micro_batch, recompute, m.moe ? ep : 1, cp);
+    const LayerCost k = measure_model(m, tp, sp, micro_batch, recompute, m.moe ? ep : 1, cp, m.moe ? etp : 1);
     if (i == 0) c = k, c.layer_fwd = PassCost{}, c.layer_bwd = PassCost{};  // the ends of the first kind
     c.layer_fwd += k.layer_fwd.scaled(w);
     c.layer_bwd += k.layer_bwd.scaled(w);
@@ -165,11 +167,11 @@ LayerCost LayerCostTable::measure(int tp, bool sp, int micro_batch, models::Reco
 }
 
 LayerCost LayerCostTable::measure_model(const ModelSpec& model, int tp, bool sp, int micro_batch,
-                                        models::Recompute recompute, int ep, int cp) {
+                                        models::Recompute recompute, int ep, int cp, int etp) {
   // Each stage: tp x cp GPUs times the data-parallel replicas an ep-wide expert group needs. Two
   // stages when the cluster has room for a second, else one (the group spans every GPU, so pp
   // is 1 anyway and the embedding's cost may sit with the head).
-  const int replicas = ep / std::gcd(ep, tp * cp);
+  const int replicas = ep * etp / std::gcd(ep * etp, tp * cp);
   const int per_stage = tp * cp * replicas;
   const topologies::Cluster small = small_cluster(per_stage);
   const int pp = 2 * per_stage <= small.gpu_count() ? 2 : 1;
@@ -180,6 +182,7 @@ LayerCost LayerCostTable::measure_model(const ModelSpec& model, int tp, bool sp,
   cfg.parallelism.dp = replicas;
   cfg.parallelism.cp = cp;
   cfg.parallelism.ep = ep;
+  cfg.parallelism.etp = etp;
   cfg.parallelism.sequence_parallel = sp;
   cfg.micro_batch = micro_batch;
   cfg.global_batch = micro_batch * replicas;

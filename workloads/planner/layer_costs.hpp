@@ -7,8 +7,8 @@
 // so the kernel models run a few hundred times per search instead of once per candidate. Each
 // stage of a measuring run holds tp x cp GPUs (context parallelism: the ring attention's KV
 // exchanges cross them) and, for a mixture-of-experts layer, the data-parallel replicas its
-// expert-parallel group needs (ep / gcd(ep, tp x cp)), so the all-to-alls cross the same GPUs
-// (and nodes) as in the plan.
+// expert-parallel group needs (ep etp / gcd(ep etp, tp x cp)), so the all-to-alls cross the
+// same GPUs (and nodes) as in the plan. Cached per etp as well.
 #include <map>
 #include <memory>
 #include <tuple>
@@ -48,13 +48,13 @@ class LayerCostTable {
                  const models::KernelParams& kernel, const models::CollectiveParams& collective,
                  const sim::NetworkOptions& network);
   const LayerCost& get(int tp, bool sequence_parallel, int micro_batch, models::Recompute recompute, int ep = 1,
-                       int cp = 1);
+                       int cp = 1, int etp = 1);
   std::size_t size() const { return cache_.size(); }
 
  private:
-  LayerCost measure(int tp, bool sp, int micro_batch, models::Recompute recompute, int ep, int cp);
+  LayerCost measure(int tp, bool sp, int micro_batch, models::Recompute recompute, int ep, int cp, int etp);
   LayerCost measure_model(const ModelSpec& model, int tp, bool sp, int micro_batch, models::Recompute recompute, int ep,
-                          int cp);
+                          int cp, int etp);
   topologies::Cluster small_cluster(int gpus_per_stage) const;
 
   const ModelSpec& model_;
@@ -63,7 +63,7 @@ class LayerCostTable {
   models::KernelParams kernel_;
   models::CollectiveParams collective_;
   sim::NetworkOptions network_;
-  std::map<std::tuple<int, bool, int, int, int, int>, LayerCost> cache_;
+  std::map<std::tuple<int, bool, int, int, int, int, int>, LayerCost> cache_;
 };
 
 }  // namespace exasim::workloads::planner

@@ -75,13 +75,13 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
     if (s == c.pp - 1) params += m.head_params / c.tp + (c.pp > 1 ? m.tied_copy_params / c.tp : 0);
     auto states = models::model_state_bytes(params, c.zero, weight_replicas(c));
     if (m.moe) {
-      const auto experts = models::model_state_bytes(layers * m.experts_per_gpu(c.ep), c.zero, expert_replicas(c));
+      const auto experts = models::model_state_bytes(layers * m.experts_per_gpu(c.ep, c.etp), c.zero, expert_replicas(c));
       states.weights += experts.weights, states.gradients += experts.gradients, states.optimizer += experts.optimizer;
     }
     double act = act_layer * widest * in_flight_passes(schedule, s, c.pp, micro_batches, c.vpp);
     if (s == c.pp - 1) act += head_act;
     Parallelism par;
-    par.tp = c.tp, par.pp = c.pp, par.dp = c.dp, par.cp = c.cp, par.ep = c.ep;
+    par.tp = c.tp, par.pp = c.pp, par.dp = c.dp, par.cp = c.cp, par.ep = c.ep, par.etp = c.etp;
     const double buffers = communication_buffer_bytes(par, 1, m.moe);  // plan search: one shard group
     const double total = states.weights + states.gradients + states.optimizer + act + buffers +
                          kAllocatorFragmentation * (act + buffers);

@@ -33,13 +33,13 @@ struct ModelNumbers {
   // One GPU's share of a layer: the dense part (ZeRO-sharded over its dp x cp weight replicas)
   // and the routed experts (over its tp x cp x dp / ep expert-data-parallel replicas).
   double dense_per_gpu(int tp) const { return layer_params / tp + layer_whole_params; }
-  double experts_per_gpu(int ep) const { return expert_layer_params / ep; }
+  double experts_per_gpu(int ep, int etp = 1) const { return expert_layer_params / (ep * etp); }
 };
 
 // The GPUs that hold the same dense weights (ZeRO shards over them): dp x cp.
 inline int weight_replicas(const Candidate& c) { return c.dp * c.cp; }
-// The GPUs that hold the same routed experts: tp x cp x dp / ep (etp = 1).
-inline int expert_replicas(const Candidate& c) { return std::max(1, c.tp * c.cp * c.dp / std::max(1, c.ep)); }
+// The GPUs that hold the same routed-expert slices: tp x cp x dp / (ep x etp).
+inline int expert_replicas(const Candidate& c) { return std::max(1, c.tp * c.cp * c.dp / std::max(1, c.ep * c.etp)); }
 
 // Passes whose activations stage `stage` holds at its peak (in_flight_chunks() in closed form).
 int in_flight_passes(const std::string& schedule, int stage, int pp, int micro_batches, int chunks);

@@ -11,24 +11,28 @@
 namespace exasim::workloads::planner {
 
 const std::pair<std::string, std::string>& LoweringProbe::refusal(const Candidate& c) {
-  const auto key = std::make_tuple(static_cast<int>(c.schedule), static_cast<int>(c.zero), c.vpp > 1, c.ep > 1, c.cp > 1);
+  const auto key =
+      std::make_tuple(static_cast<int>(c.schedule), static_cast<int>(c.zero), c.vpp > 1, c.ep > 1, c.cp > 1, c.etp > 1);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-  // Two stages of two replicas, two micro-batches each, tp 1 (cp 2 and ep 2 where the plan has
-  // context or expert parallelism): every code path of the kind runs.
+  // Two stages of two replicas (four when the plan has both ep and etp), two micro-batches each,
+  // tp 1, cp 2 / ep 2 / etp 2 where the plan has them: every code path of the kind runs.
   Candidate small = c;
-  small.tp = 1, small.pp = 2, small.dp = 2, small.micro_batch = 1;
+  small.tp = 1, small.pp = 2, small.micro_batch = 1;
   small.cp = c.cp > 1 ? 2 : 1;
   small.ep = c.ep > 1 && in_.model.moe && in_.model.moe->experts % 2 == 0 ? 2 : 1;
+  small.etp = c.etp > 1 ? 2 : 1;
+  small.dp = small.ep * small.etp > 2 ? 4 : 2;
   small.vpp = c.vpp > 1 ? 2 : 1;
   small.first_stage_layers = small.last_stage_layers = 0;
   small.sequence_parallel = false;
   ModelSpec m = in_.model;
   m.layers = 2 * small.vpp;
   TrainingConfig cfg = candidate_config(in_.base, small);
-  cfg.global_batch = 4;
+  cfg.global_batch = 2 * small.dp;
+  const int per_stage = small.dp * small.cp;
   std::pair<std::string, std::string> answer;
   try {
-    const TrainingPlan plan(m, cfg, 4 * small.cp, 4 * small.cp);
+    const TrainingPlan plan(m, cfg, 2 * per_stage, 2 * per_stage);
     build_training_graph(plan, {in_.cluster.gpu, in_.calibration.kernel});
   } catch (const PlanError& e) {
     answer = {e.where().key, e.what()};

@@ -75,7 +75,7 @@ std::vector<StageLoad> stage_loads(const Ctx& x) {
     if (s == 0) end_piece(x.lc.embed_fwd, x.lc.embed_bwd, x.n.embed_params);
     if (s == pp - 1) end_piece(x.lc.head_fwd, x.lc.head_bwd, x.n.head_params + (pp > 1 ? x.n.tied_copy_params : 0));
     l.params = l.layers * x.n.dense_per_gpu(x.c.tp) + l.outer_params;
-    l.expert_params = l.layers * x.n.experts_per_gpu(x.c.ep);
+    l.expert_params = l.layers * x.n.experts_per_gpu(x.c.ep, x.c.etp);
     l.trainable = x.lora_layer_params < 0 ? l.params : l.layers * x.lora_layer_params;  // LoRA: embedding, head frozen
     out.push_back(l);
   }
@@ -103,12 +103,12 @@ double pipeline_time(const Ctx& x, const std::vector<StageLoad>& loads, double s
 }
 
 // One layer's collective over its dense weights' replicas (dp x cp ranks tp apart) and, for a
-// mixture of experts, over its experts' replicas (tp x cp x dp / ep ranks ep apart), one after
+// mixture of experts, over its experts' replicas (tp x cp x dp / (ep etp) ranks ep etp apart), one after
 // the other on the stage's data-parallel stream.
 double layer_collective(const Ctx& x, CommTimes& comm, sim::CommKind kind, double dense_bytes) {
   const int replicas = weight_replicas(x.c);  // dp x cp ranks tp apart
   double t = replicas > 1 ? comm.data_parallel(kind, x.c.tp, replicas, dense_bytes) : 0;
-  if (x.expert_bytes > 0 && x.edp > 1) t += comm.data_parallel(kind, x.c.ep, x.edp, x.expert_bytes);
+  if (x.expert_bytes > 0 && x.edp > 1) t += comm.data_parallel(kind, x.c.ep * x.c.etp, x.edp, x.expert_bytes);
   return t;
 }
 
@@ -154,11 +154,11 @@ MemoryEstimate Estimator::memory(const Candidate& c) {
 
 Estimate Estimator::estimate(const Candidate& c) {
   const hw::GpuSpec& gpu = in_.cluster.gpu;
-  const LayerCost& lc = layers_.get(c.tp, c.sequence_parallel, c.micro_batch, c.recompute, c.ep, c.cp);
+  const LayerCost& lc = layers_.get(c.tp, c.sequence_parallel, c.micro_batch, c.recompute, c.ep, c.cp, c.etp);
   Ctx x{numbers_, c, lc};
   x.m = in_.base.global_batch / c.dp / c.micro_batch;
   x.layer_bytes = numbers_.dense_per_gpu(c.tp) * 2;
-  x.expert_bytes = numbers_.experts_per_gpu(c.ep) * 2;
+  x.expert_bytes = numbers_.experts_per_gpu(c.ep, c.etp) * 2;
   x.edp = expert_replicas(c);
   if (in_.base.lora) x.lora_layer_params = lora_layer_parameters(in_.model, *in_.base.lora, c.tp);
   // ZeRO-3: a layer waits for its weight gather when the gather outlasts the previous layer.
@@ -182,7 +182,8 @@ Estimate Estimator::estimate(const Candidate& c) {
     if (c.zero != 1 && c.zero != 2) return 0.0;
     const int replicas = weight_replicas(c);
     double t = replicas > 1 ? comm_.data_parallel(sim::CommKind::kAllGather, c.tp, replicas, l.trainable * 2) : 0.0;
-    if (l.expert_params > 0 && x.edp > 1) t += comm_.data_parallel(sim::CommKind::kAllGather, c.ep, x.edp, l.expert_params * 2);
+    if (l.expert_params > 0 && x.edp > 1)
+      t += comm_.data_parallel(sim::CommKind::kAllGather, c.ep * c.etp, x.edp, l.expert_params * 2);
     return t;
   };
   double first_forward_delay = 0;

@@ -72,13 +72,14 @@ PlanSpace read_plan_space(const Node& n) {
   PlanSpace s;
   if (!n.defined()) return s;
   n.expect_map();
-  n.check_keys({"tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "schedule", "zero", "recompute", "offload",
+  n.check_keys({"tp", "pp", "dp", "cp", "ep", "etp", "vpp", "micro_batch", "schedule", "zero", "recompute", "offload",
                 "sequence_parallel", "allow_tp_across_nodes", "uneven_split", "memory_margin"});
   s.tp = read_ints(n["tp"]);
   s.pp = read_ints(n["pp"]);
   s.dp = read_ints(n["dp"]);
   s.cp = read_ints(n["cp"]);
   s.ep = read_ints(n["ep"]);
+  s.etp = read_ints(n["etp"]);
   s.vpp = read_ints(n["vpp"]);
   s.micro_batch = read_ints(n["micro_batch"]);
   read_list(n["zero"], [&](const Node& v) {
@@ -106,7 +107,7 @@ TrainingConfig candidate_config(const TrainingConfig& base, const Candidate& c) 
   t.parallelism.dp = c.dp;
   t.parallelism.cp = c.cp;
   t.parallelism.ep = c.ep;
-  t.parallelism.etp = 1;
+  t.parallelism.etp = c.etp;
   t.parallelism.vpp = c.vpp;
   t.parallelism.sequence_parallel = c.sequence_parallel;
   t.micro_batch = c.micro_batch;
@@ -126,6 +127,7 @@ Candidate candidate_of(const TrainingConfig& t) {
   c.dp = t.parallelism.dp;
   c.cp = t.parallelism.cp;
   c.ep = t.parallelism.ep;
+  c.etp = t.parallelism.etp;
   c.vpp = t.parallelism.vpp;
   c.micro_batch = t.micro_batch;
   const auto& table = pipeline_schedules();
@@ -144,6 +146,7 @@ std::string describe(const Candidate& c) {
   std::string s = "tp " + std::to_string(c.tp) + " pp " + std::to_string(c.pp) + " dp " + std::to_string(c.dp);
   if (c.cp > 1) s += " cp " + std::to_string(c.cp);
   if (c.ep > 1) s += " ep " + std::to_string(c.ep);
+  if (c.etp > 1) s += " etp " + std::to_string(c.etp);
   if (c.vpp > 1) s += " vpp " + std::to_string(c.vpp);
   s += " mb " + std::to_string(c.micro_batch) + " " + pipeline_schedules()[c.schedule].name + " zero " + std::to_string(c.zero) +
        " rc " + rec;
@@ -264,13 +267,21 @@ std::vector<Candidate> enumerate_candidates(const PlanSpace& space, const ModelS
         c.cp = cp;
         c.dp = gpus / (tp * pp * cp);
         if (!allowed(space.dp, c.dp) || base.global_batch % c.dp != 0) continue;
-        // Expert parallelism: ep ranks of the tp x cp x dp GPUs that share a stage's dense weights
-        // each hold experts / ep whole experts (Megatron-Core's folding with etp = 1).
+        // Expert parallelism (Megatron-Core's MoE parallel folding): ep x etp of the tp x cp x dp
+        // GPUs that share a stage's dense weights hold experts / ep experts, each split over etp.
+        // Auto etp: whole experts (1) or split as the dense layers are (tp, Megatron's default).
         const int experts = model.moe ? model.moe->experts : 1;
+        const int expert_ffn = model.moe ? static_cast<int>(model.moe->expert_ffn > 0 ? model.moe->expert_ffn : model.ffn) : 1;
+        std::vector<int> etps = space.etp;
+        if (etps.empty()) etps = model.moe && tp > 1 ? std::vector<int>{1, tp} : std::vector<int>{1};
         for (const int ep : divisors(experts)) {
-          if ((tp * cp * c.dp) % ep != 0 || !allowed(space.ep, ep)) continue;
-          c.ep = ep;
-          e.emit_schedules(c);
+          if (!allowed(space.ep, ep)) continue;
+          for (const int etp : etps) {
+            if ((tp * cp * c.dp) % (ep * etp) != 0 || expert_ffn % etp != 0 || (etp > 1 && !model.moe)) continue;
+            c.ep = ep;
+            c.etp = etp;
+            e.emit_schedules(c);
+          }
         }
       }
     }

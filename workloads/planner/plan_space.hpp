@@ -17,6 +17,7 @@
 //     cp: auto                    # context parallel: each GPU keeps >= 4096 tokens of a sequence
 //                                 # (auto; a list may go lower), seq_len splits into 2 cp chunks
 //     ep: auto                    # MoE: every divisor of the experts that divides tp x cp x dp (dense: 1)
+//     etp: auto                   # MoE: experts whole (1) or split as the dense layers (tp, Megatron's default)
 //     offload: none               # the only value searched today
 //     allow_tp_across_nodes: false
 //     uneven_split: true          # lighter first/last stage when the layers do not divide (Llama 3)
@@ -38,7 +39,8 @@ namespace exasim::workloads::planner {
 struct Candidate {
   int tp = 1, pp = 1, dp = 1, vpp = 1;
   int cp = 1;  // context parallel (ring attention; ranks between TP and DP)
-  int ep = 1;  // expert parallel (MoE; carved from tp x cp x dp, experts whole: etp = 1)
+  int ep = 1;   // expert parallel (MoE; ep x etp carved from tp x cp x dp)
+  int etp = 1;  // expert tensor parallel: each routed expert split over etp GPUs
   int micro_batch = 1;
   std::uint8_t schedule = 0;
   std::uint8_t zero = 0;
@@ -49,7 +51,7 @@ struct Candidate {
 
 struct PlanSpace {
   // Empty = auto.
-  std::vector<int> tp, pp, dp, cp, ep, vpp, micro_batch, zero;
+  std::vector<int> tp, pp, dp, cp, ep, etp, vpp, micro_batch, zero;
   std::vector<std::uint8_t> schedule;
   std::vector<models::Recompute> recompute;
   std::vector<bool> sequence_parallel;
