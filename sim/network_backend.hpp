@@ -41,6 +41,9 @@ class NetworkBackend {
   virtual ~NetworkBackend() = default;
   // Duration of `op` if it starts at `now` with nothing else on the network.
   virtual Time duration(const CommOp& op, Time now) = 0;
+  // Forgets what it remembers by op object (the next run's ops are new objects, possibly at the
+  // same addresses); what it learnt of the topology and the groups stays.
+  virtual void forget_ops() {}
 
   // Link-sharing backends return true and implement the calls below; the engine then uses
   // them instead of duration().

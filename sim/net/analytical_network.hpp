@@ -20,6 +20,7 @@ class AnalyticalNetwork final : public NetworkBackend {
   AnalyticalNetwork(const topologies::Cluster& cluster, const models::CollectiveParams& params,
                     NetworkOptions options = {});
   Time duration(const CommOp& op, Time now) override;
+  void forget_ops() override { cache_.clear(); }
   // The full cost (algorithm, bandwidths) of an op, for reports and `exasim collective`.
   models::CollectiveCost cost(const CommOp& op);
   CollectivePlanner& planner() { return planner_; }

@@ -192,13 +192,19 @@ LayerCost LayerCostTable::measure_model(const ModelSpec& model, int tp, bool sp,
   cfg.offload = "none";
   cfg.first_stage_layers = cfg.last_stage_layers = 0;
   auto run = [&](int layers_per_stage) {
-    // A fresh backend per graph: the analytical one caches durations by op address.
-    const auto network = sim::make_network_backend(small, collective_, network_);
+    // The analytical backend is kept per cluster size and forgets the previous graph's ops (it
+    // caches durations by op address); a link-sharing one is built afresh for each graph.
+    std::unique_ptr<sim::NetworkBackend>& kept = networks_[small.gpu_count()];
+    std::unique_ptr<sim::NetworkBackend> fresh;
+    if (!kept) kept = sim::make_network_backend(small, collective_, network_);
+    if (kept->shares_links()) fresh = sim::make_network_backend(small, collective_, network_);
+    sim::NetworkBackend* network = fresh ? fresh.get() : kept.get();
+    network->forget_ops();
     ModelSpec m = model;
     m.layers = layers_per_stage * pp;
     const TrainingPlan plan(m, cfg, per_stage * pp, std::max(tp, small.gpus_per_node));
     const TrainingGraph tg = build_training_graph(plan, {small.gpu, kernel_});
-    sim::Engine engine(tg.graph, &tg.comm_ops, network.get());
+    sim::Engine engine(tg.graph, &tg.comm_ops, network);
     engine.slow_compute_during_comm(comm_compute_shares(tg, small.gpu, collective_));
     return stage_passes(tg, engine.run());
   };

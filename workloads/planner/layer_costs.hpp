@@ -16,6 +16,7 @@
 #include "models/collective/collective_params.hpp"
 #include "models/kernel/kernel_params.hpp"
 #include "sim/net/network_options.hpp"
+#include "sim/network_backend.hpp"
 #include "topologies/cluster.hpp"
 #include "workloads/model/model_spec.hpp"
 #include "workloads/training/training_config.hpp"
@@ -64,6 +65,9 @@ class LayerCostTable {
   models::CollectiveParams collective_;
   sim::NetworkOptions network_;
   std::map<std::tuple<int, bool, int, int, int, int, int>, LayerCost> cache_;
+  // One network per measuring cluster size, kept across runs: its routes and collective plans
+  // are the expensive part of a run with a wide expert-parallel group.
+  std::map<int, std::unique_ptr<sim::NetworkBackend>> networks_;
 };
 
 }  // namespace exasim::workloads::planner
