@@ -8,7 +8,9 @@
 //   stage s ends its last backward sum_{s' < s}(B_s' / v + t_send) before stage 0; then its
 //   gradient reduction (alpha-beta, comm_times.hpp; overlapped with the last backward when the
 //   scenario says so), the optimizer step and the ZeRO-1/2 weight all-gather; ZeRO-3 waits
-//   for per-layer weight gathers that a layer's compute does not hide.
+//   for per-layer weight gathers that a layer's compute does not hide. Weights are reduced and
+//   gathered over their dp x cp replicas; a mixture of experts' routed experts over their
+//   tp x cp x dp / (ep etp) replicas, after the dense ones on the same stream.
 // Power: activities of the units over the iteration (models/power/gpu_power.hpp), with DVFS
 // under a power cap; cost from models/cost.
 #include <memory>
