@@ -64,27 +64,34 @@ TEST_CASE("MoE plan space: every expert-parallel degree that divides the experts
 }
 
 TEST_CASE("MoE closed-form memory equals training_memory on every enumerated plan") {
-  // Dense weights sharded over dp, routed experts over their tp x dp / ep replicas.
-  const PlannerInputs in = PlannerInputs::from(testing::scenario_from_yaml(small_moe_yaml()));
-  Estimator est(in);
-  int checked = 0;
-  for (const Candidate& c : enumerate_candidates(in.space, in.model, in.base, in.cluster)) {
-    std::optional<TrainingPlan> plan;
-    try {
-      plan.emplace(in.model, candidate_config(in.base, c), 16, 8);
-    } catch (const PlanError&) {
-      continue;
+  // Dense weights sharded over dp, routed experts over their tp x dp / (ep etp) replicas; the
+  // second model has DeepSeek's layout: leading dense layers and a shared expert.
+  std::string deepseek_like = small_moe_yaml();
+  const std::string moe = "moe: {experts: 8, top_k: 2, expert_ffn: 5632}";
+  deepseek_like.replace(deepseek_like.find(moe), moe.size(),
+                        "moe: {experts: 8, top_k: 2, expert_ffn: 2816, shared_experts: 1, dense_layers: 3}");
+  for (const std::string& yaml : {small_moe_yaml(), deepseek_like}) {
+    const PlannerInputs in = PlannerInputs::from(testing::scenario_from_yaml(yaml));
+    Estimator est(in);
+    int checked = 0;
+    for (const Candidate& c : enumerate_candidates(in.space, in.model, in.base, in.cluster)) {
+      std::optional<TrainingPlan> plan;
+      try {
+        plan.emplace(in.model, candidate_config(in.base, c), 16, 8);
+      } catch (const PlanError&) {
+        continue;
+      }
+      const MemoryReport want = training_memory(*plan);
+      const MemoryEstimate got = est.memory(c);
+      INFO(describe(c));
+      REQUIRE(got.peak_stage == want.peak_stage);
+      CHECK(got.peak_bytes == doctest::Approx(want.peak().total()).epsilon(1e-9));
+      CHECK(got.optimizer == doctest::Approx(want.peak().optimizer).epsilon(1e-9));
+      ++checked;
     }
-    const MemoryReport want = training_memory(*plan);
-    const MemoryEstimate got = est.memory(c);
-    INFO(describe(c));
-    REQUIRE(got.peak_stage == want.peak_stage);
-    CHECK(got.peak_bytes == doctest::Approx(want.peak().total()).epsilon(1e-9));
-    CHECK(got.optimizer == doctest::Approx(want.peak().optimizer).epsilon(1e-9));
-    ++checked;
+    MESSAGE(checked, " MoE plans compared");
+    CHECK(checked > 500);
   }
-  MESSAGE(checked, " MoE plans compared");
-  CHECK(checked > 500);
 }
 
 TEST_CASE("the closed-form estimate ranks MoE plans in the engine's order") {

@@ -20,12 +20,45 @@ ModelNumbers ModelNumbers::of(const ModelSpec& m) {
         moe_layers * (m.router_parameter_count() + m.moe->shared_experts * m.expert_parameter_count()) / m.layers;
     n.expert_layer_params = moe_layers * m.moe->experts * m.expert_parameter_count() / m.layers;
   }
+  n.dense_leading = m.moe ? std::min(m.moe->dense_layers, m.layers) : m.layers;
+  n.dense_layer = m.layer_parameter_count();
+  if (m.moe) {
+    n.routed_base = m.layer_base_parameter_count();
+    n.routed_whole = m.router_parameter_count() + m.moe->shared_experts * m.expert_parameter_count();
+    n.routed_experts = m.moe->experts * m.expert_parameter_count();
+  }
   n.embed_params = m.embedding_parameter_count();
   n.head_params = m.head_parameter_count();
   n.tied_copy_params = m.tied_embeddings ? static_cast<double>(m.vocab * m.hidden) : 0;
   n.hidden = static_cast<double>(m.hidden);
   n.vocab = static_cast<double>(m.vocab);
   return n;
+}
+
+double ModelNumbers::range_dense(int first, int count, int tp) const {
+  const int dense = std::clamp(dense_leading - first, 0, count);
+  return dense * dense_layer / tp + (count - dense) * (routed_base / tp + routed_whole);
+}
+
+double ModelNumbers::range_experts(int first, int count, int ep, int etp) const {
+  const int dense = std::clamp(dense_leading - first, 0, count);
+  return (count - dense) * routed_experts / (ep * etp);
+}
+
+StageWeights stage_weights(const ModelNumbers& m, const Candidate& c, int stage) {
+  StageWeights w;
+  int first = 0;  // of virtual stage v: the layers of the ones before it
+  for (int v = 0; v < c.pp * c.vpp; ++v) {
+    const int n = virtual_stage_layers(c, m.layers, v);
+    if (v % c.pp == stage) {
+      w.layers += n;
+      w.widest_chunk = std::max(w.widest_chunk, n);
+      w.dense += m.range_dense(first, n, c.tp);
+      w.experts += m.range_experts(first, n, c.ep, c.etp);
+    }
+    first += n;
+  }
+  return w;
 }
 
 int in_flight_passes(const std::string& schedule, int stage, int pp, int m, int chunks) {
@@ -64,18 +97,14 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
   MemoryEstimate best;
   best.peak_bytes = -1;
   for (int s = 0; s < c.pp; ++s) {
-    int layers = 0, widest = 0;
-    for (int k = 0; k < c.vpp; ++k) {
-      const int l = virtual_stage_layers(c, m.layers, k * c.pp + s);
-      layers += l;
-      widest = std::max(widest, l);
-    }
-    double params = layers * m.dense_per_gpu(c.tp);
+    const StageWeights sw = stage_weights(m, c, s);
+    const int widest = sw.widest_chunk;
+    double params = sw.dense;
     if (s == 0) params += m.embed_params / c.tp;
     if (s == c.pp - 1) params += m.head_params / c.tp + (c.pp > 1 ? m.tied_copy_params / c.tp : 0);
     auto states = models::model_state_bytes(params, c.zero, weight_replicas(c));
     if (m.moe) {
-      const auto experts = models::model_state_bytes(layers * m.experts_per_gpu(c.ep, c.etp), c.zero, expert_replicas(c));
+      const auto experts = models::model_state_bytes(sw.experts, c.zero, expert_replicas(c));
       states.weights += experts.weights, states.gradients += experts.gradients, states.optimizer += experts.optimizer;
     }
     double act = act_layer * widest * in_flight_passes(schedule, s, c.pp, micro_batches, c.vpp);

@@ -17,9 +17,10 @@ struct MemoryEstimate {
   double weights = 0, gradients = 0, optimizer = 0, activations = 0;  // of the peak stage
 };
 
-// What the estimate needs of the model, computed once. Per-layer figures of a mixture-of-experts model are means over its layers (dense leading
-// layers included): the estimate ranks plans, the engine then simulates the best of them layer
-// by layer.
+// What the estimate needs of the model, computed once. A stage's weights are counted layer by
+// layer (a mixture of experts' leading dense layers, then its routed ones: stage_weights());
+// the per-layer means below size one layer's gradient bucket and weight gather.
+
 struct ModelNumbers {
   int layers = 0;
   double layer_params = 0;         // per layer, split by TP (attention, norms, a dense MLP)
@@ -29,7 +30,16 @@ struct ModelNumbers {
   double tied_copy_params = 0;  // vocab x hidden when the embedding is tied (kept on the last stage)
   double hidden = 0, vocab = 0;
   bool moe = false;
+  // Exact per layer: a mixture of experts' leading dense layers, then its routed ones.
+  int dense_leading = 0;          // layers [0, dense_leading) are dense (all of a dense model)
+  double dense_layer = 0;         // a dense layer, split by TP
+  double routed_base = 0;         // a routed layer's attention and norms, split by TP
+  double routed_whole = 0;        // a routed layer's router and shared experts, on every TP rank
+  double routed_experts = 0;      // a routed layer's routed experts, split by EP x ETP
   static ModelNumbers of(const ModelSpec& m);
+  // Layers [first, first + count) on one GPU: the dense part, and the routed experts.
+  double range_dense(int first, int count, int tp) const;
+  double range_experts(int first, int count, int ep, int etp) const;
   // One GPU's share of a layer: the dense part (ZeRO-sharded over its dp x cp weight replicas)
   // and the routed experts (over its tp x cp x dp / ep expert-data-parallel replicas).
   double dense_per_gpu(int tp) const { return layer_params / tp + layer_whole_params; }
@@ -45,6 +55,12 @@ inline int expert_replicas(const Candidate& c) { return std::max(1, c.tp * c.cp 
 int in_flight_passes(const std::string& schedule, int stage, int pp, int micro_batches, int chunks);
 // Layers of virtual stage v of pp x vpp, even or with lighter ends.
 int virtual_stage_layers(const Candidate& c, int layers, int v);
+// Pipeline rank `stage`'s share of the layers' weights on one GPU (its chunks' layer ranges).
+struct StageWeights {
+  int layers = 0, widest_chunk = 0;
+  double dense = 0, experts = 0;
+};
+StageWeights stage_weights(const ModelNumbers& m, const Candidate& c, int stage);
 
 // act_layer: activation bytes of one layer and micro-batch (layer_activation_bytes()).
 MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base, const Candidate& c, double act_layer);

@@ -51,7 +51,7 @@ struct Ctx {
 
 // First, a middle (standing for all middles) and last stage.
 std::vector<StageLoad> stage_loads(const Ctx& x) {
-  const int pp = x.c.pp, v = x.c.vpp;
+  const int pp = x.c.pp;
   std::vector<int> stages = {0};
   if (pp > 2) stages.push_back(1);
   if (pp > 1) stages.push_back(pp - 1);
@@ -60,7 +60,8 @@ std::vector<StageLoad> stage_loads(const Ctx& x) {
     StageLoad l;
     l.stage = s;
     l.copies = s == 1 && pp > 2 ? pp - 2 : 1;
-    for (int k = 0; k < v; ++k) l.layers += virtual_stage_layers(x.c, x.n.layers, k * pp + s);
+    const StageWeights sw = stage_weights(x.n, x.c, s);
+    l.layers = sw.layers;
     l.fwd = l.layers * x.f;
     l.bwd = l.layers * x.b;
     add_scaled(l.work, x.lc.layer_fwd, double(x.m) * l.layers);
@@ -74,8 +75,8 @@ std::vector<StageLoad> stage_loads(const Ctx& x) {
     };
     if (s == 0) end_piece(x.lc.embed_fwd, x.lc.embed_bwd, x.n.embed_params);
     if (s == pp - 1) end_piece(x.lc.head_fwd, x.lc.head_bwd, x.n.head_params + (pp > 1 ? x.n.tied_copy_params : 0));
-    l.params = l.layers * x.n.dense_per_gpu(x.c.tp) + l.outer_params;
-    l.expert_params = l.layers * x.n.experts_per_gpu(x.c.ep, x.c.etp);
+    l.params = sw.dense + l.outer_params;
+    l.expert_params = sw.experts;
     l.trainable = x.lora_layer_params < 0 ? l.params : l.layers * x.lora_layer_params;  // LoRA: embedding, head frozen
     out.push_back(l);
   }
