@@ -20,7 +20,6 @@ struct MemoryEstimate {
 // What the estimate needs of the model, computed once. A stage's weights are counted layer by
 // layer (a mixture of experts' leading dense layers, then its routed ones: stage_weights());
 // the per-layer means below size one layer's gradient bucket and weight gather.
-
 struct ModelNumbers {
   int layers = 0;
   double layer_params = 0;         // per layer, split by TP (attention, norms, a dense MLP)
