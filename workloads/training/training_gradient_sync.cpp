@@ -2,15 +2,13 @@
 // (DDP buckets, ZeRO reduce-scatters, hybrid sharding), the gradient norm, the optimizer step on
 // the GPU or the host (ZeRO-Offload, ZeRO-Infinity), and the weights' all-gather after it.
 #include <algorithm>
-#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "hw/error.hpp"
-#include "models/cpu/cpu_gemm_model.hpp"
-#include "models/cpu/cpu_memory_model.hpp"
 #include "models/kernel/kernel_models.hpp"
+#include "workloads/training/offload_costs.hpp"
 #include "workloads/training/training_lowering.hpp"
 #include "workloads/training/training_memory.hpp"
 
@@ -45,7 +43,7 @@ double Lowering::param_fetch_rate() const {
     throw PlanError("offload nvme needs the NVMe bandwidth of the cluster's servers, which the catalog entry does not state",
                     {"", 0, "training.offload"}, "give cluster.node a server with nvme_read and nvme_write, or offload: params-cpu");
   }
-  return std::min(pcie, host.nvme_read / host.gpus_per_node);  // the node's GPUs fetch at once
+  return workloads::param_fetch_rate(host, "nvme");
 }
 
 double Lowering::pcie_rate() const {
@@ -53,9 +51,7 @@ double Lowering::pcie_rate() const {
     throw PlanError("offload " + plan_.config().offload + " needs the node's host CPUs and GPU-host PCIe link, which the cluster does not describe",
                     {"", 0, "training.offload"}, "give cluster.node (a catalog server), or offload: none");
   }
-  // Pinned cudaMemcpy reaches ~80% of a PCIe x16 link (estimate: ~25 of 31.5 GB/s on Gen4,
-  // ~50 of 63 GB/s on Gen5, as nvbandwidth reports on DGX systems).
-  return 0.8 * k_.host->pcie_bandwidth;
+  return host_copy_rate(*k_.host);  // offload_costs.hpp
 }
 
 sim::TaskId Lowering::reduce_gradients(int stage, double params, sim::TaskId after, const std::string& label) {
@@ -205,27 +201,13 @@ sim::TaskId Lowering::emit_offloaded_step(int stage, const std::vector<sim::Task
   if (reductions.empty()) copy("gradients to host", 2 * owned, last_backward_[stage]);
   for (std::size_t i = 0; i < reductions.size(); ++i)
     copy("gradients to host", 2 * reduced_params[i] * share, reductions[i]);
-  // Host Adam: per parameter read the fp32 gradient, master weight and two moments (16 B), write
-  // the master, the moments and the 16-bit copy (14 B); memory-bound on the sockets' DRAM, which
-  // the node's GPUs share.
-  const models::CpuParams cpu = models::CpuParams::defaults_for(host.cpu);
-  const double per_socket = owned * host.gpus_per_node / host.cpus_per_node;
-  const double ws = std::numeric_limits<double>::max() / 4;  // far beyond any cache
-  const double stream = models::cpu_stream_time(cpu, 16 * per_socket, 14 * per_socket, ws, host.cpu.cores);
-  const double compute = 12 * per_socket / models::cpu_peak_flops(host.cpu, DType::kFp32, host.cpu.cores);
-  // ZeRO-Infinity on NVMe: the fp32 master weights and both moments (12 B per parameter) and the
-  // 16-bit parameters (2 B) are read from and written back to the node's drives, in chunks that
-  // overlap the CPU's update (its pipelined optimizer step): the slowest of the three sets the time.
-  double drives = 0;
-  if (c.offload == "nvme") {
-    param_fetch_rate();  // throws when the drives are not described
-    const double per_node = 14 * owned * host.gpus_per_node;
-    drives = std::max(per_node / host.nvme_read, per_node / host.nvme_write);
-  }
+  // The host's Adam (offload_costs.hpp); ZeRO-Infinity on NVMe streams the states through the
+  // node's drives as it goes.
+  if (c.offload == "nvme") param_fetch_rate();  // throws when the drives are not described
   sim::TaskSpec step;
   step.label = "host optimizer step";
   step.stream = st.offload;
-  step.duration = std::max({stream, compute, drives});
+  step.duration = host_optimizer_time(host, c.offload, owned);
   step.flops = 12 * owned;
   step.bytes = 30 * owned;
   step.category = kOffloadTask;

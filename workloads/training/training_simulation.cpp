@@ -9,6 +9,7 @@
 #include "sim/engine.hpp"
 #include "sim/interval_set.hpp"
 #include "workloads/training/model_flops.hpp"
+#include "workloads/training/offload_costs.hpp"
 
 namespace exasim::workloads {
 
@@ -132,7 +133,7 @@ MemoryReport check_training_memory(const TrainingPlan& plan, const topologies::C
     for (const StageMemory& s : mem.stages)
       owned = std::max(owned, s.parameters / (plan.config().zero >= 1 ? plan.shard_size() : 1));
     // On NVMe only the fp32 gradients (4 B) stay in host memory.
-    const double per_param = offload == "params-cpu" ? 18 : offload == "nvme" ? 4 : 16;
+    const double per_param = offload_host_bytes_per_param(offload);
     const double host = per_param * owned * cluster.gpus_per_node;
     if (host > cluster.host->memory_bytes) {
       throw PlanError("offload does not fit in host memory: needs " + gib(host) + " of " +
