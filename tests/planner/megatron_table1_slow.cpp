@@ -64,10 +64,10 @@ TEST_CASE("Megatron SC'21 Table 1: first plan at least as fast as the published 
   const auto cases = validate::load_cases(std::string(EXASIM_SOURCE_DIR) + "/validate/cases/megatron-sc21-table1.yaml");
   REQUIRE(cases.size() == 10);
   const char* table1 =
-      "plan_space: {schedule: 1f1b, micro_batch: 1, zero: 0, recompute: full, sequence_parallel: false, uneven_split: false, "
+      "plan_space: {schedule: 1f1b, micro_batch: 1, zero: 0, recompute: full, sequence_parallel: false, uneven_split: false, cp: 1, offload: none, "
       "memory_margin: 0.1}";
   const char* megatron =
-      "plan_space: {zero: 0, recompute: full, sequence_parallel: false, schedule: [gpipe, 1f1b, interleaved], uneven_split: false, "
+      "plan_space: {zero: 0, recompute: full, sequence_parallel: false, schedule: [gpipe, 1f1b, interleaved], uneven_split: false, cp: 1, offload: none, "
       "memory_margin: 0.1}";
   std::printf("%-24s %-48s %8s  %-40s %8s  %4s  %6s  %s\n", "case", "first plan", "iter s", "published plan", "iter s", "rank",
               "gain", "runnable/candidates");

@@ -96,6 +96,7 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
   const double head_act = double(base.seq_len) / c.cp * c.micro_batch * m.vocab / c.tp * (2 + 4);  // logits + fp32 loss buffers
   MemoryEstimate best;
   best.peak_bytes = -1;
+  double owned_max = 0;
   for (int s = 0; s < c.pp; ++s) {
     const StageWeights sw = stage_weights(m, c, s);
     const int widest = sw.widest_chunk;
@@ -107,6 +108,13 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
       const auto experts = models::model_state_bytes(sw.experts, c.zero, expert_replicas(c));
       states.weights += experts.weights, states.gradients += experts.gradients, states.optimizer += experts.optimizer;
     }
+    if (c.offload > 0) {  // training_memory(): the states live on the host, one layer's gradients pass through
+      const double layer = m.dense_layer / c.tp;
+      states.optimizer = 0;
+      states.gradients = 2 * layer;
+      if (c.offload >= 2) states.weights = 2 * 2 * layer;  // ZeRO-Infinity: the layer computed and the one prefetched
+    }
+    owned_max = std::max(owned_max, params / (c.zero >= 1 ? weight_replicas(c) : 1));
     double act = act_layer * widest * in_flight_passes(schedule, s, c.pp, micro_batches, c.vpp);
     if (s == c.pp - 1) act += head_act;
     Parallelism par;
@@ -118,6 +126,7 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
       best = {total, s, states.weights, states.gradients, states.optimizer, act};
     }
   }
+  best.owned_params = owned_max;
   return best;
 }
 

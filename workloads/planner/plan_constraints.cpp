@@ -4,6 +4,7 @@
 
 #include "hw/error.hpp"
 #include "hw/units.hpp"
+#include "workloads/training/offload_costs.hpp"
 #include "workloads/training/pipeline_schedule.hpp"
 #include "workloads/training/training_graph.hpp"
 #include "workloads/training/training_plan.hpp"
@@ -11,8 +12,8 @@
 namespace exasim::workloads::planner {
 
 const std::pair<std::string, std::string>& LoweringProbe::refusal(const Candidate& c) {
-  const auto key =
-      std::make_tuple(static_cast<int>(c.schedule), static_cast<int>(c.zero), c.vpp > 1, c.ep > 1, c.cp > 1, c.etp > 1);
+  const auto key = std::make_tuple(static_cast<int>(c.schedule), static_cast<int>(c.zero), c.vpp > 1, c.ep > 1, c.cp > 1,
+                                   c.etp > 1, static_cast<int>(c.offload));
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   // Two stages of two replicas (four when the plan has both ep and etp), two micro-batches each,
   // tp 1, cp 2 / ep 2 / etp 2 where the plan has them: every code path of the kind runs.
@@ -33,7 +34,7 @@ const std::pair<std::string, std::string>& LoweringProbe::refusal(const Candidat
   std::pair<std::string, std::string> answer;
   try {
     const TrainingPlan plan(m, cfg, 2 * per_stage, 2 * per_stage);
-    build_training_graph(plan, {in_.cluster.gpu, in_.calibration.kernel});
+    build_training_graph(plan, {in_.cluster.gpu, in_.calibration.kernel, in_.cluster.host ? &*in_.cluster.host : nullptr});
   } catch (const PlanError& e) {
     answer = {e.where().key, e.what()};
   }
@@ -74,6 +75,18 @@ CheckResult check_candidate(Estimator& estimator, LoweringProbe& probe, const Ca
     r.reason = "does not fit: needs " + units::format(r.memory.peak_bytes, units::Dimension::kBytes, 3) + " of " +
                units::format(usable, units::Dimension::kBytes, 3) + " per GPU";
     return r;
+  }
+  // ZeRO-Offload/Infinity: the node's GPUs keep their optimizer states in its host memory.
+  const auto& host = in.cluster.host;
+  if (c.offload > 0 && host && host->memory_bytes > 0) {
+    const std::string& mode = offload_modes()[c.offload];
+    const double needed = offload_host_bytes_per_param(mode) * r.memory.owned_params * gpn;
+    if (needed > host->memory_bytes) {
+      r.key = "training.offload";
+      r.reason = "offload does not fit in host memory: needs " + units::format(needed, units::Dimension::kBytes, 3) + " of " +
+                 units::format(host->memory_bytes, units::Dimension::kBytes, 3) + " per node";
+      return r;
+    }
   }
   r.runnable = true;
   return r;

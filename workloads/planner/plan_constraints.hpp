@@ -29,7 +29,7 @@ class LoweringProbe {
 
  private:
   const PlannerInputs& in_;
-  std::map<std::tuple<int, int, bool, bool, bool, bool>, std::pair<std::string, std::string>> cache_;
+  std::map<std::tuple<int, int, bool, bool, bool, bool, int>, std::pair<std::string, std::string>> cache_;
 };
 
 // memory_margin: fraction of the capacity that must stay free.

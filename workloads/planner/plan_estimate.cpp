@@ -10,6 +10,7 @@
 #include "workloads/training/pipeline_schedule.hpp"
 #include "workloads/training/training_memory.hpp"
 #include "workloads/training/model_flops.hpp"
+#include "workloads/training/offload_costs.hpp"
 
 namespace exasim::workloads::planner {
 
@@ -164,8 +165,13 @@ Estimate Estimator::estimate(const Candidate& c) {
   if (in_.base.lora) x.lora_layer_params = lora_layer_parameters(in_.model, *in_.base.lora, c.tp);
   // ZeRO-3: a layer waits for its weight gather when the gather outlasts the previous layer.
   const double gather = c.zero >= 3 ? layer_collective(x, comm_, sim::CommKind::kAllGather, x.layer_bytes) : 0;
-  x.f = std::max(lc.layer_fwd.time, gather);
-  x.b = std::max(lc.layer_bwd.time, gather);
+  // ZeRO-Infinity: the GPU's shard of each layer crosses PCIe (or comes off NVMe) before its
+  // gather, prefetched as the gather is.
+  const std::string& offload = offload_modes()[c.offload];
+  const topologies::HostSide* host = in_.cluster.host ? &*in_.cluster.host : nullptr;
+  const double fetch = c.offload >= 2 && host ? x.layer_bytes / weight_replicas(c) / param_fetch_rate(*host, offload) : 0;
+  x.f = std::max({lc.layer_fwd.time, gather, fetch});
+  x.b = std::max({lc.layer_bwd.time, gather, fetch});
   const std::vector<StageLoad> loads = stage_loads(x);
   const int pp = c.pp;
   const double send =
@@ -197,17 +203,27 @@ Estimate Estimator::estimate(const Candidate& c) {
   for (const StageLoad& l : loads) {
     const double exposed = exposed_gradient_sync(x, comm_, l, in_.base.overlap_grad_reduce);
     const double owned = l.trainable / (c.zero >= 1 ? weight_replicas(c) : 1) + l.expert_params / (c.zero >= 1 ? x.edp : 1);
-    const models::KernelCost opt = models::memory_bound(gpu, in_.calibration.kernel, 30 * owned, 12 * owned);
+    models::KernelCost opt = models::memory_bound(gpu, in_.calibration.kernel, 30 * owned, 12 * owned);
+    // ZeRO-Offload: each layer's owned gradients go to the host as its reduction ends (one copy
+    // stream, behind the backward like the reductions), the host steps once the norm is known,
+    // and the new 16-bit weights come back (ZeRO-Infinity keeps them there for the fetches).
+    double offloaded = 0;
+    if (c.offload > 0 && host) {
+      const double rate = host_copy_rate(*host), to_host = 2 * owned / rate, per_layer = to_host / std::max(1, l.layers);
+      offloaded = std::max(per_layer, to_host - (l.layers - 1) * x.b) + (c.offload == 1 ? to_host : 0.0);
+      opt = {};
+      opt.time_s = host_optimizer_time(*host, offload, owned);
+    }
     const double param_gather = in_.base.overlap_param_gather ? first_forward_delay : gather_all(l);
-    const double end = pipe - lag(l.stage) + exposed + opt.time_s + param_gather;
+    const double end = pipe - lag(l.stage) + exposed + offloaded + opt.time_s + param_gather;
     if (end > end_max) {
       end_max = end;
-      e.exposed_comm_s = exposed + param_gather + 2 * (pp - 1) * send;
+      e.exposed_comm_s = exposed + offloaded + param_gather + 2 * (pp - 1) * send;  // offload copies included
       e.optimizer_s = opt.time_s;
     }
     PassCost w = l.work;
     const double reduced = (weight_replicas(c) > 1 ? l.params : 0) + (x.edp > 1 ? l.expert_params : 0);
-    add_scaled(w, {0, opt.time_s, opt.flops, opt.bytes, 4 * reduced}, 1);  // + reduction and gather: ~2x 16-bit state
+    add_scaled(w, {0, c.offload > 0 ? 0.0 : opt.time_s, opt.flops, opt.bytes, 4 * reduced}, 1);  // + reduction and gather: ~2x 16-bit state
     add_scaled(work, w, l.copies);
     copies += l.copies;
   }

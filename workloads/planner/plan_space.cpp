@@ -30,12 +30,6 @@ std::vector<int> read_ints(const Node& n) {
   return out;
 }
 
-// offload: the search walks one value today; the key is accepted for that value.
-void expect_only(const Node& n, const std::string& value, const std::string& why) {
-  read_list(n, [&](const Node& v) {
-    if (v.as_string() != value) v.fail(why, "set " + std::string(n.path().substr(n.path().rfind('.') + 1)) + ": " + value);
-  });
-}
 
 std::uint8_t schedule_index(const Node& v) {
   const std::string name = v.as_string();
@@ -68,6 +62,11 @@ std::vector<int> divisors(int n) {
 
 }  // namespace
 
+const std::vector<std::string>& offload_modes() {
+  static const std::vector<std::string> modes = {"none", "optimizer-cpu", "params-cpu", "nvme"};
+  return modes;
+}
+
 PlanSpace read_plan_space(const Node& n) {
   PlanSpace s;
   if (!n.defined()) return s;
@@ -90,7 +89,11 @@ PlanSpace read_plan_space(const Node& n) {
   read_list(n["schedule"], [&](const Node& v) { s.schedule.push_back(schedule_index(v)); });
   read_list(n["recompute"], [&](const Node& v) { s.recompute.push_back(recompute_of(v)); });
   read_list(n["sequence_parallel"], [&](const Node& v) { s.sequence_parallel.push_back(v.as_bool()); });
-  expect_only(n["offload"], "none", "plan search over offload is not available yet");
+  read_list(n["offload"], [&](const Node& v) {
+    const std::string o = v.as_choice({"none", "optimizer-cpu", "params-cpu", "nvme"});  // offload_modes()
+    s.offload.push_back(static_cast<std::uint8_t>(std::find(offload_modes().begin(), offload_modes().end(), o) -
+                                                  offload_modes().begin()));
+  });
   if (n.has("allow_tp_across_nodes")) s.allow_tp_across_nodes = n["allow_tp_across_nodes"].as_bool();
   if (n.has("uneven_split")) s.uneven_split = n["uneven_split"].as_bool();
   if (n.has("memory_margin")) {
@@ -114,7 +117,7 @@ TrainingConfig candidate_config(const TrainingConfig& base, const Candidate& c) 
   t.pipeline_schedule = pipeline_schedules()[c.schedule].name;
   t.zero = c.zero;
   t.recompute = c.recompute;
-  t.offload = "none";
+  t.offload = offload_modes()[c.offload];
   t.first_stage_layers = c.first_stage_layers;
   t.last_stage_layers = c.last_stage_layers;
   return t;
@@ -138,6 +141,8 @@ Candidate candidate_of(const TrainingConfig& t) {
   c.sequence_parallel = t.parallelism.sequence_parallel;
   c.first_stage_layers = t.first_stage_layers;
   c.last_stage_layers = t.last_stage_layers;
+  for (std::size_t i = 0; i < offload_modes().size(); ++i)
+    if (offload_modes()[i] == t.offload) c.offload = static_cast<std::uint8_t>(i);
   return c;
 }
 
@@ -152,6 +157,7 @@ std::string describe(const Candidate& c) {
        " rc " + rec;
   if (c.sequence_parallel) s += " sp";
   if (c.first_stage_layers > 0) s += " split " + std::to_string(c.first_stage_layers) + "/" + std::to_string(c.last_stage_layers);
+  if (c.offload > 0) s += " offload " + offload_modes()[c.offload];
   return s;
 }
 
@@ -170,6 +176,7 @@ struct Enumerator {
   const ModelSpec& model;
   const TrainingConfig& base;
   std::vector<Candidate>& out;
+  std::vector<std::uint8_t> offloads;  // the offload modes to walk
 
   // The inner dimensions of one (tp, pp, dp, schedule, vpp, split).
   void emit_inner(Candidate c) {
@@ -193,7 +200,11 @@ struct Enumerator {
           for (std::size_t k = 0; k < sps.size(); ++k) {
             if (c.tp == 1 && k > 0) break;
             c.sequence_parallel = sps[k];
-            out.push_back(c);
+            for (const std::uint8_t o : offloads) {
+              if (o >= 2 && c.zero < 3) continue;  // ZeRO-Infinity's parameter offload shards them (zero 3)
+              c.offload = o;
+              out.push_back(c);
+            }
           }
         }
       }
@@ -245,7 +256,16 @@ std::vector<Candidate> enumerate_candidates(const PlanSpace& space, const ModelS
                                             const topologies::Cluster& cluster) {
   std::vector<Candidate> out;
   const int gpus = cluster.gpu_count();
-  Enumerator e{space, model, base, out};
+  Enumerator e{space, model, base, out, space.offload};
+  if (e.offloads.empty()) {  // auto: what the cluster's host side can run
+    e.offloads = {0};
+    const auto& host = cluster.host;
+    if (host && host->pcie_bandwidth > 0 && !model.moe && !base.lora) {
+      e.offloads.push_back(1);
+      e.offloads.push_back(2);
+      if (host->nvme_read > 0 && host->nvme_write > 0) e.offloads.push_back(3);
+    }
+  }
   for (int tp = 1; tp <= gpus; ++tp) {
     if (gpus % tp != 0 || !allowed(space.tp, tp)) continue;
     if (space.tp.empty() && (model.heads % tp != 0 || model.ffn % tp != 0)) continue;

@@ -1,9 +1,9 @@
 #pragma once
 // The space of training plans the search walks: every combination of tensor, pipeline and data
 // parallelism, virtual stages, micro-batch, pipeline schedule, ZeRO stage, recompute policy and
-// sequence parallelism that the training simulator runs today, context parallelism, and for a
-// mixture-of-experts model the expert-parallel degree (etp = 1, offload none), cut down by what
-// the scenario's `plan_space:` pins:
+// sequence parallelism, context parallelism, optimizer and parameter offload, and for a
+// mixture-of-experts model expert and expert-tensor parallelism, cut down by what the scenario's
+// `plan_space:` pins:
 //   plan_space:
 //     tp: [4, 8]                  # a value, a list, or auto (every value that can run)
 //     pp: auto
@@ -18,7 +18,9 @@
 //                                 # (auto; a list may go lower), seq_len splits into 2 cp chunks
 //     ep: auto                    # MoE: every divisor of the experts that divides tp x cp x dp (dense: 1)
 //     etp: auto                   # MoE: experts whole (1) or split as the dense layers (tp, Megatron's default)
-//     offload: none               # the only value searched today
+//     offload: auto               # none, optimizer-cpu (ZeRO-Offload), params-cpu and nvme (ZeRO-
+//                                 # Infinity, zero 3) where the cluster's servers describe their host
+//                                 # side (nvme: with drive rates); dense models without LoRA
 //     allow_tp_across_nodes: false
 //     uneven_split: true          # lighter first/last stage when the layers do not divide (Llama 3)
 //     memory_margin: 0.1          # keep this fraction of GPU memory free (default: objective's)
@@ -41,6 +43,7 @@ struct Candidate {
   int cp = 1;  // context parallel (ring attention; ranks between TP and DP)
   int ep = 1;   // expert parallel (MoE; ep x etp carved from tp x cp x dp)
   int etp = 1;  // expert tensor parallel: each routed expert split over etp GPUs
+  std::uint8_t offload = 0;  // index into offload_modes()
   int micro_batch = 1;
   std::uint8_t schedule = 0;
   std::uint8_t zero = 0;
@@ -54,11 +57,15 @@ struct PlanSpace {
   std::vector<int> tp, pp, dp, cp, ep, etp, vpp, micro_batch, zero;
   std::vector<std::uint8_t> schedule;
   std::vector<models::Recompute> recompute;
+  std::vector<std::uint8_t> offload;  // indices into offload_modes()
   std::vector<bool> sequence_parallel;
   bool allow_tp_across_nodes = false;
   bool uneven_split = true;
   std::optional<double> memory_margin;
 };
+
+// The offload settings a plan may take: none, optimizer-cpu, params-cpu, nvme (training.offload).
+const std::vector<std::string>& offload_modes();
 
 // Reads `plan_space:` (undefined: everything auto). Throws ConfigError naming the key.
 PlanSpace read_plan_space(const config::Node& n);
