@@ -176,6 +176,15 @@ int plan_training(const workloads::Scenario& s, const TrainingPlanRequest& req) 
             << " by closed-form estimate simulated by the engine (" << s.simulation.fidelity << ")\n";
   if (s.simulation.all_ranks)
     std::cout << "(one GPU per stage stands for its peers here; simulation.all_ranks applies to exasim run and sweep)\n";
+  if (r.enumerated == 0) {
+    std::cout << "plan_space admits no plan here: tp x pp x cp x dp must make the " << s.cluster.gpu_count()
+              << " GPUs, dp divide global_batch, cp split seq_len into 2 cp chunks, ep divide the experts and "
+                 "tp x cp x dp; widen plan_space's pinned values\n";
+  } else if (r.runnable == 0) {
+    std::cout << "no candidate can run; rejected by";
+    for (const auto& [key, count] : r.rejected) std::cout << " " << key << " (" << count << ")";
+    std::cout << "\n";
+  }
   std::cout << "\n";
   print_plans(std::cout, r);
   explain(std::cout, r);

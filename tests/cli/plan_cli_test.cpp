@@ -95,6 +95,7 @@ TEST_CASE("plan: bad objectives and impossible spaces are one-line errors") {
   INFO(r.output);
   // tp 3 divides nothing here: only the scenario's own plan can run, and it is reported.
   CHECK(r.status == 0);
+  CHECK(contains(r.output, "plan_space admits no plan here"));
   const fs::path dir3 = scenario("plan_space: {offload: disk}\n");  // not an offload mode
   exasim::testing::check_clean_error(run_cli("plan " + (dir3 / "small.yaml").string()));
   fs::remove_all(dir);
