@@ -1,7 +1,7 @@
 // Plan-search speed: for each scenario, the stage-1 pieces separately (enumeration, constraint
 // checks, closed-form estimates with warm per-layer tables, the cold tables) and the whole
 // search; prints candidates per second. Exits 1 when a scenario cannot be loaded.
-//   exasim-planner-bench [SCENARIO.yaml ...]   (default: the GPT-3 1024-GPU and Llama 16k scenarios)
+//   exasim-planner-bench [SCENARIO.yaml ...]   (default: the GPT-3 1024-GPU, Llama 16k and DeepSeek-V3 scenarios)
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -69,6 +69,8 @@ void bench(const hw::Catalog& catalog, const std::string& path) {
 int main(int argc, char** argv) {
   const hw::Catalog catalog = hw::Catalog::load(hw::default_configs_dir());
   const std::string dir = std::string(EXASIM_SOURCE_DIR) + "/configs/scenarios/";
-  return benchmarks::run_scenarios(argc, argv, {dir + "gpt3-175b-a100-1024.yaml", dir + "llama3.1-405b-h100-16k.yaml"},
+  return benchmarks::run_scenarios(argc, argv,
+                                   {dir + "gpt3-175b-a100-1024.yaml", dir + "llama3.1-405b-h100-16k.yaml",
+                                    dir + "deepseek-v3-gb200-256.yaml"},
                                    [&](const std::string& path) { bench(catalog, path); });
 }
