@@ -2,9 +2,27 @@
 // guard: the bounds sit a little above today's errors).
 #include <doctest/doctest.h>
 
+#include <string>
+#include <vector>
+
 #include "cli_runner.hpp"
 
 using namespace exasim::testing;
+
+namespace {
+
+// `exasim validate` over case files of validate/cases/ within a mean and a worst bound (percent).
+void check_within(const std::vector<std::string>& files, const std::string& max_mape, const std::string& max_error,
+                  int cases) {
+  std::string args;
+  for (const std::string& f : files) args += "'" + std::string(EXASIM_SOURCE_DIR) + "/validate/cases/" + f + "' ";
+  const CliResult r = run_cli("validate " + args + "--max-mape " + max_mape + " --max-error " + max_error);
+  INFO("output: ", r.output);
+  CHECK(r.status == 0);
+  CHECK(contains(r.output, std::to_string(cases) + " cases"));
+}
+
+}  // namespace
 
 TEST_CASE("validate: Megatron SC'21 Table 1 within 6% mean, 10% worst") {
   const std::string cases = std::string(EXASIM_SOURCE_DIR) + "/validate/cases/megatron-sc21-table1.yaml";
@@ -30,36 +48,19 @@ TEST_CASE("validate: a bound that is too tight fails with exit 1, an id prefix s
 // iteration, and exasim charges Adam on 16-bit gradients, not Megatron's fp32 main gradients); it
 // was -5.7% before the backward's TP collectives were overlapped as Megatron-LM overlaps them.
 TEST_CASE("validate: Korthikanti et al. 2022 (sequence parallelism, selective recompute) within 3.65% mean, 9% worst") {
-  const std::string cases = std::string(EXASIM_SOURCE_DIR) + "/validate/cases/korthikanti22.yaml";
-  const CliResult r = run_cli("validate '" + cases + "' --max-mape 3.65 --max-error 9");
-  INFO("output: ", r.output);
-  CHECK(r.status == 0);
-  CHECK(contains(r.output, "6 cases"));
+  check_within({"korthikanti22.yaml"}, "3.65", "9", 6);
 }
 
 TEST_CASE("validate: TensorRT-LLM offline throughput within 15% mean, 30% worst (the serving issue's bound)") {
-  const std::string dir = std::string(EXASIM_SOURCE_DIR) + "/validate/cases/";
-  const CliResult r = run_cli("validate '" + dir + "serving-trtllm-llama3.1-8b.yaml' '" + dir +
-                              "serving-trtllm-llama3.3-70b.yaml' --max-mape 15 --max-error 30");
-  INFO("output: ", r.output);
-  CHECK(r.status == 0);
-  CHECK(contains(r.output, "60 cases"));
+  check_within({"serving-trtllm-llama3.1-8b.yaml", "serving-trtllm-llama3.3-70b.yaml"}, "15", "30", 60);
 }
 
 // NeMo 24.07 on H100 (GPT-3, Llama 2/3, Nemotron 8B/22B/340B, SFT and LoRA): 6.3% mean, 15.9% worst.
 TEST_CASE("validate: NeMo 24.07 H100 FP8 within 8% mean, 20% worst") {
-  const std::string cases = std::string(EXASIM_SOURCE_DIR) + "/validate/cases/nemo-24.07-h100.yaml";
-  const CliResult r = run_cli("validate '" + cases + "' --max-mape 8 --max-error 20");
-  INFO("output: ", r.output);
-  CHECK(r.status == 0);
-  CHECK(contains(r.output, "17 cases"));
+  check_within({"nemo-24.07-h100.yaml"}, "8", "20", 17);
 }
 
 // The JAX stacks of DGX Cloud 25.01 (MaxText, PaxML; ZeRO-3 over FSDP groups): 10.1% mean, 24.2% worst.
 TEST_CASE("validate: DGX Cloud 25.01 MaxText and PaxML within 12% mean, 25% worst") {
-  const std::string cases = std::string(EXASIM_SOURCE_DIR) + "/validate/cases/dgxc-25.01-jax.yaml";
-  const CliResult r = run_cli("validate '" + cases + "' --max-mape 12 --max-error 25");
-  INFO("output: ", r.output);
-  CHECK(r.status == 0);
-  CHECK(contains(r.output, "25 cases"));
+  check_within({"dgxc-25.01-jax.yaml"}, "12", "25", 25);
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "plan_checks.hpp"
 #include "planner_fixture.hpp"
 #include "workloads/planner/plan_constraints.hpp"
 #include "workloads/planner/plan_estimate.hpp"
@@ -31,12 +32,6 @@ model: {layers: 16, hidden: 2048, heads: 16, kv_heads: 16, ffn: 8192, vocab: 512
 training: {seq_len: 16384, global_batch: 16, micro_batch: 1, precision: bf16, attention_kernel: flash,
            parallelism: {tp: 2, pp: 1, cp: 2, dp: 4, sequence_parallel: true}, zero: 1, recompute: selective}
 )" + extra;
-}
-
-double engine_time(const PlannerInputs& in, const Candidate& c) {
-  const TrainingPlan plan(in.model, candidate_config(in.base, c), 16, 8);
-  return simulate_training({plan, in.cluster, in.calibration.kernel, in.calibration.collective, in.cost, in.network})
-      .iteration_time_s;
 }
 
 }  // namespace
@@ -64,23 +59,16 @@ TEST_CASE("CP plan space: auto keeps >= 4096 tokens per GPU, a list goes where i
 TEST_CASE("CP closed-form memory equals training_memory on every enumerated plan") {
   const PlannerInputs in = PlannerInputs::from(testing::scenario_from_yaml(long_context_yaml("plan_space: {cp: [1, 2, 4, 8]}\n")));
   Estimator est(in);
-  int checked = 0, with_cp = 0;
-  for (const Candidate& c : enumerate_candidates(in.space, in.model, in.base, in.cluster)) {
-    std::optional<TrainingPlan> plan;
-    try {
-      plan.emplace(in.model, candidate_config(in.base, c), 16, 8);
-    } catch (const PlanError&) {
-      continue;
-    }
-    const MemoryReport want = training_memory(*plan);
+  int with_cp = 0;
+  const int checked = testing::for_each_buildable_plan(in, [&](const Candidate& c, const TrainingPlan& plan) {
+    const MemoryReport want = training_memory(plan);
     const MemoryEstimate got = est.memory(c);
     INFO(describe(c));
     REQUIRE(got.peak_stage == want.peak_stage);
     CHECK(got.peak_bytes == doctest::Approx(want.peak().total()).epsilon(1e-9));
     CHECK(got.activations == doctest::Approx(want.peak().activations).epsilon(1e-9));
-    ++checked;
     with_cp += c.cp > 1;
-  }
+  });
   MESSAGE(checked, " plans compared, ", with_cp, " with context parallelism");
   CHECK(with_cp > 300);
 }
@@ -88,19 +76,12 @@ TEST_CASE("CP closed-form memory equals training_memory on every enumerated plan
 TEST_CASE("the closed-form estimate ranks CP plans in the engine's order") {
   const PlannerInputs in = PlannerInputs::from(testing::scenario_from_yaml(long_context_yaml()));
   Estimator est(in);
-  LoweringProbe probe(in);
-  std::vector<Candidate> runnable;
-  for (const Candidate& c : enumerate_candidates(in.space, in.model, in.base, in.cluster))
-    if (check_candidate(est, probe, c, 0.0).runnable) runnable.push_back(c);
-  REQUIRE(runnable.size() > 100);
   std::vector<double> estimated, simulated;
   std::set<int> cps;
-  const std::size_t step = runnable.size() / 30;
-  for (std::size_t i = 0; i < runnable.size() && estimated.size() < 30; i += step) {
-    const Candidate& c = runnable[i];
+  for (const Candidate& c : testing::sample_runnable(in, est, 30, 100)) {
     cps.insert(c.cp);
     estimated.push_back(est.estimate(c).iteration_time_s);
-    simulated.push_back(engine_time(in, c));
+    simulated.push_back(testing::engine_time(in, c));
     INFO(describe(c), ": estimate ", estimated.back(), " s, engine ", simulated.back(), " s");
     CHECK(estimated.back() == doctest::Approx(simulated.back()).epsilon(0.15));
   }

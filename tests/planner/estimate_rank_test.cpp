@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "plan_checks.hpp"
 #include "planner_fixture.hpp"
 #include "workloads/planner/plan_constraints.hpp"
 #include "workloads/planner/rank_correlation.hpp"
@@ -15,30 +16,8 @@ using namespace exasim;
 using namespace exasim::workloads;
 using namespace exasim::workloads::planner;
 
-namespace {
-
-// The runnable plans of the scenario's space, every k-th of them: `want` plans spread
-// deterministically across the enumeration's dimensions. Requires more than `at_least` runnable.
-std::vector<Candidate> sample_runnable(const PlannerInputs& in, Estimator& est, std::size_t want, std::size_t at_least) {
-  LoweringProbe probe(in);
-  std::vector<Candidate> runnable;
-  for (const Candidate& c : enumerate_candidates(in.space, in.model, in.base, in.cluster))
-    if (check_candidate(est, probe, c, 0.0).runnable) runnable.push_back(c);
-  REQUIRE(runnable.size() > at_least);
-  std::vector<Candidate> sample;
-  const std::size_t step = runnable.size() / want;
-  for (std::size_t i = 0; i < runnable.size() && sample.size() < want; i += step) sample.push_back(runnable[i]);
-  return sample;
-}
-
-// The engine's iteration time of a plan on the scenario's 16 GPUs.
-double engine_time(const PlannerInputs& in, const Candidate& c) {
-  const TrainingPlan plan(in.model, candidate_config(in.base, c), 16, 8);
-  return simulate_training({plan, in.cluster, in.calibration.kernel, in.calibration.collective, in.cost, in.network})
-      .iteration_time_s;
-}
-
-}  // namespace
+using testing::engine_time;
+using testing::sample_runnable;
 
 TEST_CASE("Kendall tau of hand examples") {
   CHECK(kendall_tau({1, 2, 3, 4}, {10, 20, 30, 40}) == 1);

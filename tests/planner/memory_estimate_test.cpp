@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "plan_checks.hpp"
 #include "planner_fixture.hpp"
 #include "workloads/planner/plan_estimate.hpp"
 #include "workloads/planner/plan_space.hpp"
@@ -17,22 +18,14 @@ TEST_CASE("closed-form memory equals training_memory on every enumerated plan of
   const Scenario s = testing::scenario_from_yaml(testing::small_gpt_yaml());
   const PlannerInputs in = PlannerInputs::from(s);
   Estimator est(in);
-  int checked = 0;
-  for (const Candidate& c : enumerate_candidates(in.space, in.model, in.base, in.cluster)) {
-    std::optional<TrainingPlan> plan;
-    try {
-      plan.emplace(in.model, candidate_config(in.base, c), 16, 8);
-    } catch (const PlanError&) {
-      continue;
-    }
-    const MemoryReport want = training_memory(*plan);
+  const int checked = testing::for_each_buildable_plan(in, [&](const Candidate& c, const TrainingPlan& plan) {
+    const MemoryReport want = training_memory(plan);
     const MemoryEstimate got = est.memory(c);
     INFO(describe(c));
     REQUIRE(got.peak_stage == want.peak_stage);
     CHECK(got.peak_bytes == doctest::Approx(want.peak().total()).epsilon(1e-12));
     CHECK(got.activations == doctest::Approx(want.peak().activations).epsilon(1e-12));
-    ++checked;
-  }
+  });
   MESSAGE(checked, " plans compared");
   CHECK(checked > 500);
 }

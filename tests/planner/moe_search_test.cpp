@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "plan_checks.hpp"
 #include "planner_fixture.hpp"
 #include "workloads/planner/plan_constraints.hpp"
 #include "workloads/planner/plan_estimate.hpp"
@@ -33,12 +34,6 @@ model: {layers: 8, hidden: 2048, heads: 16, kv_heads: 4, ffn: 5632, vocab: 32000
 training: {seq_len: 2048, global_batch: 64, micro_batch: 1, precision: bf16, attention_kernel: flash,
            parallelism: {tp: 1, pp: 1, dp: 16, ep: 8}, zero: 1, recompute: none}
 )" + extra;
-}
-
-double engine_time(const PlannerInputs& in, const Candidate& c) {
-  const TrainingPlan plan(in.model, candidate_config(in.base, c), 16, 8);
-  return simulate_training({plan, in.cluster, in.calibration.kernel, in.calibration.collective, in.cost, in.network})
-      .iteration_time_s;
 }
 
 }  // namespace
@@ -73,22 +68,14 @@ TEST_CASE("MoE closed-form memory equals training_memory on every enumerated pla
   for (const std::string& yaml : {small_moe_yaml(), deepseek_like}) {
     const PlannerInputs in = PlannerInputs::from(testing::scenario_from_yaml(yaml));
     Estimator est(in);
-    int checked = 0;
-    for (const Candidate& c : enumerate_candidates(in.space, in.model, in.base, in.cluster)) {
-      std::optional<TrainingPlan> plan;
-      try {
-        plan.emplace(in.model, candidate_config(in.base, c), 16, 8);
-      } catch (const PlanError&) {
-        continue;
-      }
-      const MemoryReport want = training_memory(*plan);
+    const int checked = testing::for_each_buildable_plan(in, [&](const Candidate& c, const TrainingPlan& plan) {
+      const MemoryReport want = training_memory(plan);
       const MemoryEstimate got = est.memory(c);
       INFO(describe(c));
       REQUIRE(got.peak_stage == want.peak_stage);
       CHECK(got.peak_bytes == doctest::Approx(want.peak().total()).epsilon(1e-9));
       CHECK(got.optimizer == doctest::Approx(want.peak().optimizer).epsilon(1e-9));
-      ++checked;
-    }
+    });
     MESSAGE(checked, " MoE plans compared");
     CHECK(checked > 500);
   }
@@ -97,19 +84,12 @@ TEST_CASE("MoE closed-form memory equals training_memory on every enumerated pla
 TEST_CASE("the closed-form estimate ranks MoE plans in the engine's order") {
   const PlannerInputs in = PlannerInputs::from(testing::scenario_from_yaml(small_moe_yaml()));
   Estimator est(in);
-  LoweringProbe probe(in);
-  std::vector<Candidate> runnable;
-  for (const Candidate& c : enumerate_candidates(in.space, in.model, in.base, in.cluster))
-    if (check_candidate(est, probe, c, 0.0).runnable) runnable.push_back(c);
-  REQUIRE(runnable.size() > 100);
   std::vector<double> estimated, simulated;
   std::set<int> eps;
-  const std::size_t step = runnable.size() / 30;
-  for (std::size_t i = 0; i < runnable.size() && estimated.size() < 30; i += step) {
-    const Candidate& c = runnable[i];
+  for (const Candidate& c : testing::sample_runnable(in, est, 30, 100)) {
     eps.insert(c.ep);
     estimated.push_back(est.estimate(c).iteration_time_s);
-    simulated.push_back(engine_time(in, c));
+    simulated.push_back(testing::engine_time(in, c));
     INFO(describe(c), ": estimate ", estimated.back(), " s, engine ", simulated.back(), " s");
     CHECK(estimated.back() == doctest::Approx(simulated.back()).epsilon(0.15));
   }

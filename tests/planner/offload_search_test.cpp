@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "plan_checks.hpp"
 #include "planner_fixture.hpp"
 #include "workloads/planner/plan_constraints.hpp"
 #include "workloads/planner/plan_estimate.hpp"
@@ -35,12 +36,6 @@ training: {seq_len: 2048, global_batch: 32, micro_batch: 1, precision: bf16, att
 
 PlannerInputs inputs(const std::string& yaml) { return PlannerInputs::from(testing::scenario_from_yaml(yaml)); }
 
-double engine_time(const PlannerInputs& in, const Candidate& c) {
-  const TrainingPlan plan(in.model, candidate_config(in.base, c), in.cluster.gpu_count(), in.cluster.gpus_per_node);
-  return simulate_training({plan, in.cluster, in.calibration.kernel, in.calibration.collective, in.cost, in.network})
-      .iteration_time_s;
-}
-
 }  // namespace
 
 TEST_CASE("offload plan space: every mode the host side runs, parameters offloaded only with ZeRO-3") {
@@ -63,22 +58,15 @@ TEST_CASE("offload plan space: every mode the host side runs, parameters offload
 TEST_CASE("offload: closed-form memory equals training_memory on every enumerated plan") {
   const PlannerInputs in = inputs(offload_yaml());
   Estimator est(in);
-  int checked = 0, offloaded = 0;
-  for (const Candidate& c : enumerate_candidates(in.space, in.model, in.base, in.cluster)) {
-    std::optional<TrainingPlan> plan;
-    try {
-      plan.emplace(in.model, candidate_config(in.base, c), 8, 8);
-    } catch (const PlanError&) {
-      continue;
-    }
-    const MemoryReport want = training_memory(*plan);
+  int offloaded = 0;
+  const int checked = testing::for_each_buildable_plan(in, [&](const Candidate& c, const TrainingPlan& plan) {
+    const MemoryReport want = training_memory(plan);
     const MemoryEstimate got = est.memory(c);
     INFO(describe(c));
     REQUIRE(got.peak_stage == want.peak_stage);
     CHECK(got.peak_bytes == doctest::Approx(want.peak().total()).epsilon(1e-9));
-    ++checked;
     offloaded += c.offload > 0;
-  }
+  });
   MESSAGE(checked, " plans compared, ", offloaded, " offloaded");
   CHECK(offloaded > 1000);
 }
@@ -86,19 +74,13 @@ TEST_CASE("offload: closed-form memory equals training_memory on every enumerate
 TEST_CASE("offload: the estimate lands near the engine on offloaded plans and orders them as it does") {
   const PlannerInputs in = inputs(offload_yaml());
   Estimator est(in);
-  LoweringProbe probe(in);
-  std::vector<Candidate> runnable;
-  for (const Candidate& c : enumerate_candidates(in.space, in.model, in.base, in.cluster))
-    if (c.offload > 0 && check_candidate(est, probe, c, 0.0).runnable) runnable.push_back(c);
-  REQUIRE(runnable.size() > 100);
   std::vector<double> estimated, simulated;
   std::set<int> modes;
-  const std::size_t step = runnable.size() / 30;
-  for (std::size_t i = 0; i < runnable.size() && estimated.size() < 30; i += step) {
-    const Candidate& c = runnable[i];
+  const auto offloaded = [](const Candidate& c) { return c.offload > 0; };
+  for (const Candidate& c : testing::sample_runnable(in, est, 30, 100, offloaded)) {
     modes.insert(c.offload);
     estimated.push_back(est.estimate(c).iteration_time_s);
-    simulated.push_back(engine_time(in, c));
+    simulated.push_back(testing::engine_time(in, c));
     INFO(describe(c), ": estimate ", estimated.back(), " s, engine ", simulated.back(), " s");
     CHECK(estimated.back() == doctest::Approx(simulated.back()).epsilon(0.15));
   }
@@ -118,5 +100,5 @@ TEST_CASE("offload: a plan whose optimizer states overflow the host memory is re
   const CheckResult r = check_candidate(est, probe, c, 0.0);
   CHECK_FALSE(r.runnable);
   CHECK(r.key == "training.offload");
-  CHECK_THROWS_WITH_AS(engine_time(in, c), doctest::Contains("host memory"), PlanError);
+  CHECK_THROWS_WITH_AS(testing::engine_time(in, c), doctest::Contains("host memory"), PlanError);
 }

@@ -11,15 +11,7 @@ namespace exasim::workloads::planner {
 ModelNumbers ModelNumbers::of(const ModelSpec& m) {
   ModelNumbers n;
   n.layers = m.layers;
-  n.layer_params = m.layer_parameter_count();
-  if (m.moe) {  // mean over the layers: leading dense layers, then routed ones
-    const double moe_layers = m.layers - std::min(m.moe->dense_layers, m.layers), dense = m.layers - moe_layers;
-    n.moe = true;
-    n.layer_params = (dense * m.layer_parameter_count() + moe_layers * m.layer_base_parameter_count()) / m.layers;
-    n.layer_whole_params =
-        moe_layers * (m.router_parameter_count() + m.moe->shared_experts * m.expert_parameter_count()) / m.layers;
-    n.expert_layer_params = moe_layers * m.moe->experts * m.expert_parameter_count() / m.layers;
-  }
+  n.moe = m.moe.has_value();
   n.dense_leading = m.moe ? std::min(m.moe->dense_layers, m.layers) : m.layers;
   n.dense_layer = m.layer_parameter_count();
   if (m.moe) {

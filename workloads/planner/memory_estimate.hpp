@@ -19,13 +19,10 @@ struct MemoryEstimate {
 };
 
 // What the estimate needs of the model, computed once. A stage's weights are counted layer by
-// layer (a mixture of experts' leading dense layers, then its routed ones: stage_weights());
-// the per-layer means below size one layer's gradient bucket and weight gather.
+// layer (a mixture of experts' leading dense layers, then its routed ones: stage_weights()); the
+// per-layer means size one layer's gradient bucket and weight gather.
 struct ModelNumbers {
   int layers = 0;
-  double layer_params = 0;         // per layer, split by TP (attention, norms, a dense MLP)
-  double layer_whole_params = 0;   // per layer, on every TP rank (MoE: router, shared experts)
-  double expert_layer_params = 0;  // per layer, the routed experts, split by EP
   double embed_params = 0, head_params = 0;
   double tied_copy_params = 0;  // vocab x hidden when the embedding is tied (kept on the last stage)
   double hidden = 0, vocab = 0;
@@ -40,10 +37,10 @@ struct ModelNumbers {
   // Layers [first, first + count) on one GPU: the dense part, and the routed experts.
   double range_dense(int first, int count, int tp) const;
   double range_experts(int first, int count, int ep, int etp) const;
-  // One GPU's share of a layer: the dense part (ZeRO-sharded over its dp x cp weight replicas)
-  // and the routed experts (over its tp x cp x dp / ep expert-data-parallel replicas).
-  double dense_per_gpu(int tp) const { return layer_params / tp + layer_whole_params; }
-  double experts_per_gpu(int ep, int etp = 1) const { return expert_layer_params / (ep * etp); }
+  // One GPU's share of a mean layer: the dense part (ZeRO-sharded over its dp x cp weight
+  // replicas) and the routed experts (over its tp x cp x dp / (ep etp) expert replicas).
+  double dense_per_gpu(int tp) const { return range_dense(0, layers, tp) / layers; }
+  double experts_per_gpu(int ep, int etp = 1) const { return range_experts(0, layers, ep, etp) / layers; }
 };
 
 // The GPUs that hold the same dense weights (ZeRO shards over them): dp x cp.

@@ -67,6 +67,17 @@ const std::vector<std::string>& offload_modes() {
   return modes;
 }
 
+namespace {
+
+// The index of an offload mode in offload_modes() (0, none, for a name that is not there).
+std::uint8_t offload_index(const std::string& name) {
+  const auto& modes = offload_modes();
+  const auto it = std::find(modes.begin(), modes.end(), name);
+  return static_cast<std::uint8_t>(it == modes.end() ? 0 : it - modes.begin());
+}
+
+}  // namespace
+
 PlanSpace read_plan_space(const Node& n) {
   PlanSpace s;
   if (!n.defined()) return s;
@@ -90,9 +101,7 @@ PlanSpace read_plan_space(const Node& n) {
   read_list(n["recompute"], [&](const Node& v) { s.recompute.push_back(recompute_of(v)); });
   read_list(n["sequence_parallel"], [&](const Node& v) { s.sequence_parallel.push_back(v.as_bool()); });
   read_list(n["offload"], [&](const Node& v) {
-    const std::string o = v.as_choice({"none", "optimizer-cpu", "params-cpu", "nvme"});  // offload_modes()
-    s.offload.push_back(static_cast<std::uint8_t>(std::find(offload_modes().begin(), offload_modes().end(), o) -
-                                                  offload_modes().begin()));
+    s.offload.push_back(offload_index(v.as_choice({"none", "optimizer-cpu", "params-cpu", "nvme"})));  // offload_modes()
   });
   if (n.has("allow_tp_across_nodes")) s.allow_tp_across_nodes = n["allow_tp_across_nodes"].as_bool();
   if (n.has("uneven_split")) s.uneven_split = n["uneven_split"].as_bool();
@@ -141,8 +150,7 @@ Candidate candidate_of(const TrainingConfig& t) {
   c.sequence_parallel = t.parallelism.sequence_parallel;
   c.first_stage_layers = t.first_stage_layers;
   c.last_stage_layers = t.last_stage_layers;
-  for (std::size_t i = 0; i < offload_modes().size(); ++i)
-    if (offload_modes()[i] == t.offload) c.offload = static_cast<std::uint8_t>(i);
+  c.offload = offload_index(t.offload);
   return c;
 }
 

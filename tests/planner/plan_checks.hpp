@@ -1,0 +1,64 @@
+#pragma once
+// Shared by the planner tests that check the closed form against independent figures: the
+// training layer's memory model on every plan a space enumerates, and the engine's iteration
+// time on a sample of runnable plans.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "hw/error.hpp"
+#include "workloads/planner/plan_constraints.hpp"
+#include "workloads/planner/plan_estimate.hpp"
+#include "workloads/planner/plan_space.hpp"
+#include "workloads/training/training_plan.hpp"
+#include "workloads/training/training_simulation.hpp"
+
+namespace exasim::testing {
+
+// Calls f(candidate, plan) for every enumerated candidate the training layer accepts on the
+// scenario's cluster; returns how many there were.
+template <typename F>
+int for_each_buildable_plan(const workloads::planner::PlannerInputs& in, F&& f) {
+  int built = 0;
+  for (const auto& c : workloads::planner::enumerate_candidates(in.space, in.model, in.base, in.cluster)) {
+    std::optional<workloads::TrainingPlan> plan;
+    try {
+      plan.emplace(in.model, workloads::planner::candidate_config(in.base, c), in.cluster.gpu_count(),
+                   in.cluster.gpus_per_node);
+    } catch (const PlanError&) {
+      continue;
+    }
+    f(c, *plan);
+    ++built;
+  }
+  return built;
+}
+
+// The engine's iteration time of a candidate on the scenario's cluster.
+inline double engine_time(const workloads::planner::PlannerInputs& in, const workloads::planner::Candidate& c) {
+  const workloads::TrainingPlan plan(in.model, workloads::planner::candidate_config(in.base, c), in.cluster.gpu_count(),
+                                     in.cluster.gpus_per_node);
+  return workloads::simulate_training({plan, in.cluster, in.calibration.kernel, in.calibration.collective, in.cost, in.network})
+      .iteration_time_s;
+}
+
+// The runnable plans of the scenario's space (those `keep` also accepts), every k-th of them:
+// `want` plans spread deterministically across the enumeration's dimensions. Requires more than
+// `at_least` runnable.
+inline std::vector<workloads::planner::Candidate> sample_runnable(
+    const workloads::planner::PlannerInputs& in, workloads::planner::Estimator& est, std::size_t want, std::size_t at_least,
+    const std::function<bool(const workloads::planner::Candidate&)>& keep = {}) {
+  workloads::planner::LoweringProbe probe(in);
+  std::vector<workloads::planner::Candidate> runnable;
+  for (const auto& c : workloads::planner::enumerate_candidates(in.space, in.model, in.base, in.cluster))
+    if ((!keep || keep(c)) && workloads::planner::check_candidate(est, probe, c, 0.0).runnable) runnable.push_back(c);
+  REQUIRE(runnable.size() > at_least);
+  std::vector<workloads::planner::Candidate> sample;
+  const std::size_t step = runnable.size() / want;
+  for (std::size_t i = 0; i < runnable.size() && sample.size() < want; i += step) sample.push_back(runnable[i]);
+  return sample;
+}
+
+}  // namespace exasim::testing
