@@ -64,3 +64,17 @@ TEST_CASE("validate: NeMo 24.07 H100 FP8 within 8% mean, 20% worst") {
 TEST_CASE("validate: DGX Cloud 25.01 MaxText and PaxML within 12% mean, 25% worst") {
   check_within({"dgxc-25.01-jax.yaml"}, "12", "25", 25);
 }
+
+// Megatron-Bridge 25.09 (precision taken as FP8: validate/cases/mbridge-25.09.yaml says why), its
+// dense Llama rows on H100, B200 and GB200: 7.1% mean, 16.1% worst (B200 405B, too fast). Its MoE
+// rows are in the table of the training issue's note, not bounded here: the same Qwen3-30B recipe
+// ran 2x apart in 25.09 and 25.11 on the same hardware, so no bound below 90% holds for both.
+TEST_CASE("validate: Megatron-Bridge 25.09 dense runs within 8% mean, 18% worst") {
+  std::string args;
+  for (const char* system : {"H100", "B200", "GB200"})
+    args += std::string("mbridge-25.09-pre-training-DGX-") + system + "-LLAMA3 ";
+  const CliResult r = run_cli("validate " + args + "--max-mape 8 --max-error 18");
+  INFO("output: ", r.output);
+  CHECK(r.status == 0);
+  CHECK(contains(r.output, "8 cases"));
+}

@@ -92,6 +92,7 @@ std::vector<Segment> Lowering::segments(const std::vector<Op>& ops, const std::s
                                                         : plan_.tp_group(stage),
                        userbuffers ? CommIssuer::kUserBuffers : CommIssuer::kNccl);
       c.beside = op.group == CommGroup::kContext || op.async;
+      c.tensor_group = op.group == CommGroup::kTensor;
       c.after_previous = op.async;
       out.push_back(c);
       continue;
@@ -185,7 +186,11 @@ sim::TaskId Lowering::emit(const std::vector<Segment>& segs, int stage, std::uin
       t.category = category;
     }
     const sim::TaskId id = out_.graph.add_task(t);
-    const bool beside = (overlap || s.beside) && s.is_comm && pass.last == last_compute && last_compute != sim::kNone;
+    // tp_comm_overlap pipelines only the tensor-parallel collectives with their GEMMs (Transformer
+    // Engine's userbuffers); the expert-parallel all-to-alls wait for the kernels that produce their
+    // tokens (the permutation, the experts) and the kernels after them wait for the all-to-alls.
+    const bool beside =
+        ((overlap && s.tensor_group) || s.beside) && s.is_comm && pass.last == last_compute && last_compute != sim::kNone;
     const sim::TaskId after = beside ? before_compute : pass.last;
     if (after != sim::kNone) out_.graph.add_dependency(after, id);
     // An asynchronous collective carries the output of the kernel before the one it runs beside.

@@ -22,6 +22,7 @@ struct Segment {
   bool is_host = false;  // host work beside the kernel before it (time = its duration)
   bool beside = false;  // comm that always runs beside the kernel before it (the CP ring)
   bool after_previous = false;  // and starts only once the kernels before that one are done (async TP)
+  bool tensor_group = false;    // a TP collective: beside its kernels under tp_comm_overlap
   std::string label;
   double time = 0, flops = 0, bytes = 0;  // compute
   std::uint32_t comm_op = sim::kNone;     // comm
