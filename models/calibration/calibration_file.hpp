@@ -29,9 +29,10 @@ namespace exasim::models {
 // (twice in a backward: input and weight gradients). Megatron-Core's all-to-all dispatcher syncs
 // the host on each layer's token counts, so the host cannot run ahead of it; Transformer
 // Engine's grouped linear then issues every local expert's GEMMs and FP8 casts from Python. The
-// expert GEMMs wait for nothing but the next step waits for both. Default 0.15 ms: fitted on one
-// run (Megatron-Bridge 25.11, B200, Qwen3-30B-A3B, 8 GPUs, one stage: -70% -> -0.5%; refitted from
-// 0.16 ms once the expert all-to-alls stopped running beside the kernels that produce their tokens)
+// expert GEMMs wait for nothing but the next step waits for both. Default 0.148 ms: fitted on one
+// run (Megatron-Bridge 25.11, B200, Qwen3-30B-A3B, 8 GPUs, one stage: -70% -> -0.0%; refitted from
+// 0.16 ms once the expert all-to-alls stopped running beside the kernels that produce their tokens
+// and the dispatcher's token-count gather and by-expert sorts were costed)
 // and checked on the other MoE runs of validate/cases (mbridge-25.11-*.yaml, mbridge-25.09.yaml).
 // Caution: the same Qwen3-30B-A3B recipes in the 25.09 archive (token-drop) ran 2.0x faster on
 // H100 and 1.9x on B200 (10494 and 18066 tokens/s per GPU against 5275 and 9299) but not on GB200
@@ -46,7 +47,7 @@ namespace exasim::models {
 struct HostOverheads {
   double micro_batch_s = 0;
   double iteration_s = 0;
-  double expert_dispatch_s = 150e-6;
+  double expert_dispatch_s = 148e-6;
   double sharded_collective_efficiency = 1;
 };
 

@@ -297,3 +297,28 @@ TEST_CASE("moe: the all-to-alls wait for their tokens and the experts for them, 
   REQUIRE(a2a > 0);
   CHECK(beside == 0);
 }
+
+// Megatron-Core's all-to-all dispatcher (token_dispatcher.py): before the dispatch the EP ranks
+// all-gather their token counts per expert (the all-to-all's split sizes); after it the received
+// tokens, grouped by source rank, are re-ordered by local expert (sort_chunks_by_idxs) and
+// restored before the combine, and both again in the backward. With one local expert there is
+// nothing to re-order.
+TEST_CASE("moe: token counts gathered over EP, tokens sorted by local expert around the grouped GEMM") {
+  const ModelSpec m = mixtral();
+  for (const int ep : {4, 8}) {
+    const TrainingPlan plan(m, moe_config(2, ep, 8), 16, 8);
+    const LayerDims d = LayerDims::from(m, plan.config()).for_layer(m, 0);
+    double counts = 0, sorted = 0, sorts = 0;
+    for (const std::vector<Op>& pass : {layer_forward(d), layer_backward(d)})
+      for (const Op& op : pass) {
+        const std::string name(op.name);
+        if (name == "ep.token_counts") counts += op.comm_bytes;
+        if (name.find("sort_chunks") != std::string::npos) sorted += op.bytes, ++sorts;
+      }
+    INFO("ep = ", ep);
+    CHECK(counts == doctest::Approx(ep * 8.0 * 8));  // ep ranks x 8 experts x int64, forward only
+    // Each rank's 2048 tokens x top-2 copies of 4096 bf16 values, read and written, four times.
+    CHECK(sorts == (ep < 8 ? 4 : 0));
+    CHECK(sorted == doctest::Approx(ep < 8 ? 4 * 2 * 2048.0 * 2 * 4096 * 2 : 0));
+  }
+}
