@@ -113,7 +113,9 @@ nlohmann::json plans_json(const workloads::Scenario& s, const pl::SearchResult& 
     j["pareto"] = p.pareto;
     j["estimate"] = {{"iteration_time_s", p.estimate.iteration_time_s}, {"tokens_per_s", p.estimate.tokens_per_s},
                      {"memory_peak_per_gpu_bytes", p.estimate.memory.peak_bytes}, {"power_per_gpu_w", p.estimate.gpu_power_w},
-                     {"usd_per_million_tokens", p.estimate.usd_per_million_tokens}, {"energy_per_token_j", p.estimate.energy_per_token_j}};
+                     {"usd_per_million_tokens", p.estimate.usd_per_million_tokens}, {"energy_per_token_j", p.estimate.energy_per_token_j},
+                     {"time_breakdown_s", {{"compute", p.estimate.compute_s}, {"bubble", p.estimate.bubble_s},
+                                           {"exposed_comm", p.estimate.exposed_comm_s}, {"optimizer", p.estimate.optimizer_s}}}};
     plans.push_back(std::move(j));
   }
   return {{"scenario", s.name},
