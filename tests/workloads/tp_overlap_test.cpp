@@ -163,3 +163,41 @@ TEST_CASE("tp_comm_overlap reads true, false and backward, and names the choices
   CHECK_FALSE(b.tp_comm_overlap);
   CHECK_THROWS_WITH_AS(training("tp_comm_overlap: forward"), doctest::Contains("expected true, false or backward"), ConfigError);
 }
+
+// Transformer Engine's userbuffers pipeline a reduce-scatter with the GEMM that produces it and an
+// all-gather with the GEMM that consumes it (ring exchange, the local shard first): each starts
+// with its GEMM, not earlier beside other kernels (the lowering once let them start as soon as
+// their input existed, hiding the MLP's all-gather behind the attention of the same layer).
+TEST_CASE("tp_comm_overlap: each TP collective starts with the GEMM it is pipelined with") {
+  TrainingConfig cfg = testing::config(8, 1, 1, 2);
+  cfg.parallelism.sequence_parallel = true;
+  cfg.tp_comm_overlap = true;
+  const TrainingResult r = simulate_tp8(2, cfg, {});
+  const sim::ExecGraph& g = r.graph->graph;
+  const sim::Timeline& tl = *r.timeline;
+  // The GEMM each forward collective runs beside.
+  const std::pair<const char*, const char*> pairs[] = {{"tp.allgather_attn", "qkv"}, {"tp.reducescatter_attn", "attn.out"},
+                                                       {"tp.allgather_mlp", "mlp.up"}, {"tp.reducescatter_mlp", "mlp.down"}};
+  // The GEMM begins its segment (the short kernels after it may be merged: "fwd L0 qkv..attn.flash_fwd").
+  auto starts_with_gemm = [](const std::string& label, const std::string& gemm) {
+    return label == gemm || label.starts_with(gemm + "..");
+  };
+  int checked = 0;
+  for (sim::TaskId c = 0; c < g.task_count(); ++c) {
+    const std::string label(g.label_of(c));
+    for (const auto& [collective, gemm] : pairs) {
+      if (!label.ends_with(std::string(" ") + collective)) continue;
+      const std::string layer = label.substr(0, label.size() - std::string(collective).size());  // "fwd L1 "
+      // The kernel with the GEMM's label on the same device that starts closest to the collective.
+      double nearest = 1e30;
+      for (sim::TaskId k = 0; k < g.task_count(); ++k)
+        if (g.task(k).kind == sim::TaskKind::kCompute && starts_with_gemm(std::string(g.label_of(k)), layer + gemm) &&
+            g.streams()[g.task(k).stream].device == g.streams()[g.task(c).stream].device)
+          nearest = std::min(nearest, std::abs(tl[k].start - tl[c].start));
+      INFO(label);
+      CHECK(nearest < 1e-12);
+      ++checked;
+    }
+  }
+  CHECK(checked == 2 * 2 * 4);  // 2 layers x 2 micro-batches x 4 collectives (one GPU of the symmetric group)
+}

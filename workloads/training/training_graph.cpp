@@ -93,17 +93,22 @@ std::vector<Segment> Lowering::segments(const std::vector<Op>& ops, const std::s
                        userbuffers ? CommIssuer::kUserBuffers : CommIssuer::kNccl);
       c.beside = op.group == CommGroup::kContext || op.async;
       c.tensor_group = op.group == CommGroup::kTensor;
+      c.all_gather = op.comm == sim::CommKind::kAllGather;
       c.after_previous = op.async;
       out.push_back(c);
       continue;
     }
-    if (op.own_task) flush();
+    // A GEMM that userbuffers split into chunks starts a segment: the collective it overlaps
+    // starts with it, not with the kernels before it (those after it are short: an activation,
+    // RoPE and attention after the QKV GEMM, which its all-gather overlaps as well).
+    if (op.own_task || op.chunks > 1) flush();
     const models::KernelCost cost = cost_of(op, k_, plan_.config().precision);
     if (first.empty()) first = op.name;
     last = op.name;
     cur.time += cost.time_s;
     cur.flops += cost.flops;
     cur.bytes += cost.bytes;
+    if (op.chunks > 1) cur.pipelined = true;
   }
   flush();
   return out;
@@ -143,18 +148,27 @@ void Lowering::build_stage_segments(int stage) {
   seg_.push_back(std::move(chunks));
 }
 
-// Emits segments in order on the stage's streams, chained after pass.last.
 // Emits segments in order on the stage's streams, chained after pass.last. With TP
-// communication overlap (Megatron-Core/Transformer Engine userbuffers) a collective runs beside
-// the kernels that produce it, chunk by chunk, and the next kernels wait for both.
+// communication overlap (Megatron-Core/Transformer Engine userbuffers) a reduce-scatter runs
+// beside the kernels that produce it, chunk by chunk, and an all-gather beside the GEMM that
+// consumes it (ring exchange: the GEMM starts on the local shard); what follows waits for both.
+// A collective beside a kernel starts with it: after what the kernel waits for, and after the
+// kernel before it on the compute stream.
 sim::TaskId Lowering::emit(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass) {
   const StageStreams& st = out_.stages[stage];
   const bool overlap = plan_.config().tp_comm_overlap;
   sim::TaskId before_compute = sim::kNone;  // what the latest compute segment waited for
   sim::TaskId last_compute = sim::kNone;
-  sim::TaskId prev_compute = sim::kNone;    // the compute segment before that
+  sim::TaskId prev_compute = last_kernel_[stage];  // the kernel before that on the compute stream
+  sim::TaskId gather = sim::kNone;  // an overlapped all-gather waiting for its consumer
+  sim::TaskId join = sim::kNone;    // an overlapped all-gather the next task waits for (its consumer ran)
   bool after_beside_host = false;  // the previous segment was host work beside the kernels before it
-  for (const Segment& s : segs) {
+  auto started = [&](sim::TaskId id) {
+    if (pass.first == sim::kNone) pass.first = id;
+    if (join != sim::kNone) out_.graph.add_dependency(join, id), join = sim::kNone;
+  };
+  for (std::size_t i = 0; i < segs.size(); ++i) {
+    const Segment& s = segs[i];
     sim::TaskSpec t;
     t.label = s.label;
     if (s.is_host) {
@@ -167,7 +181,7 @@ sim::TaskId Lowering::emit(const std::vector<Segment>& segs, int stage, std::uin
       const sim::TaskId id = out_.graph.add_task(t);
       const sim::TaskId from = last_compute != sim::kNone && pass.last == last_compute ? before_compute : pass.last;
       if (from != sim::kNone) out_.graph.add_dependency(from, id);
-      if (pass.first == sim::kNone) pass.first = id;
+      started(id);
       pass.last = id;
       after_beside_host = last_compute != sim::kNone;
       continue;
@@ -186,6 +200,15 @@ sim::TaskId Lowering::emit(const std::vector<Segment>& segs, int stage, std::uin
       t.category = category;
     }
     const sim::TaskId id = out_.graph.add_task(t);
+    started(id);
+    const bool consumer_next = i + 1 < segs.size() && segs[i + 1].pipelined;
+    if (s.is_comm && overlap && s.tensor_group && s.all_gather && !s.after_previous && consumer_next) {
+      // Beside its consumer: it waits for what came before; the consumer does not wait for it.
+      if (pass.last != sim::kNone) out_.graph.add_dependency(pass.last, id);
+      if (gather != sim::kNone) out_.graph.add_dependency(gather, id);  // one ring exchange at a time
+      gather = id;
+      continue;
+    }
     // tp_comm_overlap pipelines only the tensor-parallel collectives with their GEMMs (Transformer
     // Engine's userbuffers); the expert-parallel all-to-alls wait for the kernels that produce their
     // tokens (the permutation, the experts) and the kernels after them wait for the all-to-alls.
@@ -193,9 +216,9 @@ sim::TaskId Lowering::emit(const std::vector<Segment>& segs, int stage, std::uin
         ((overlap && s.tensor_group) || s.beside) && s.is_comm && pass.last == last_compute && last_compute != sim::kNone;
     const sim::TaskId after = beside ? before_compute : pass.last;
     if (after != sim::kNone) out_.graph.add_dependency(after, id);
-    // An asynchronous collective carries the output of the kernel before the one it runs beside.
-    if (beside && s.after_previous && prev_compute != sim::kNone && prev_compute != after)
-      out_.graph.add_dependency(prev_compute, id);
+    // Beside a kernel: not before the kernel ahead of it on the stream has run (for an asynchronous
+    // collective also its input: that kernel's output).
+    if (beside && prev_compute != sim::kNone && prev_compute != after) out_.graph.add_dependency(prev_compute, id);
     if (after_beside_host) out_.graph.add_dependency(last_compute, id);  // the kernels the host work ran beside
     after_beside_host = false;
     if (!s.is_comm) {
@@ -203,11 +226,24 @@ sim::TaskId Lowering::emit(const std::vector<Segment>& segs, int stage, std::uin
       if (pass.last != sim::kNone && out_.graph.task(pass.last).kind == sim::TaskKind::kCollective && last_compute != sim::kNone)
         out_.graph.add_dependency(last_compute, id);
       before_compute = pass.last;
-      prev_compute = last_compute;
+      prev_compute = last_compute != sim::kNone ? last_compute : last_kernel_[stage];
       last_compute = id;
+      last_kernel_[stage] = id;
+      join = gather, gather = sim::kNone;  // the all-gather beside this kernel: the next task waits for it
     }
-    if (pass.first == sim::kNone) pass.first = id;
     pass.last = id;
+  }
+  // The consumer ended the segments: the pass ends when its all-gather does too (an empty kernel).
+  if (join != sim::kNone) {
+    sim::TaskSpec t;
+    t.label = "tp all-gather joined";
+    t.stream = st.compute;
+    t.category = category;
+    const sim::TaskId end = out_.graph.add_task(t);
+    out_.graph.add_dependency(join, end);
+    if (pass.last != sim::kNone) out_.graph.add_dependency(pass.last, end);
+    last_kernel_[stage] = end;
+    pass.last = end;
   }
   return pass.last;
 }
@@ -405,6 +441,7 @@ TrainingGraph Lowering::run() {
   layer_grad_ready_.assign(pp, {});
   last_backward_.assign(pp, sim::kNone);
   gather_gate_.assign(pp, sim::kNone);
+  last_kernel_.assign(pp, sim::kNone);
   weights_gathered_.assign(pp, std::vector<bool>(plan_.chunks(), false));
   pending_gathers_.assign(pp, {});
   sharded_reductions_.assign(pp, {});

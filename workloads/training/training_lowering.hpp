@@ -23,6 +23,8 @@ struct Segment {
   bool beside = false;  // comm that always runs beside the kernel before it (the CP ring)
   bool after_previous = false;  // and starts only once the kernels before that one are done (async TP)
   bool tensor_group = false;    // a TP collective: beside its kernels under tp_comm_overlap
+  bool all_gather = false;      // under tp_comm_overlap beside the GEMM after it (its consumer)
+  bool pipelined = false;       // starts with a GEMM that userbuffers split into chunks
   std::string label;
   double time = 0, flops = 0, bytes = 0;  // compute
   std::uint32_t comm_op = sim::kNone;     // comm
@@ -88,6 +90,7 @@ class Lowering {
   std::vector<sim::TaskId> last_backward_;                   // [stage]: its last gradient task
   bool split_weight_ = false;                                // weight gradients in passes of their own
   std::vector<sim::TaskId> gather_gate_;                     // [stage]: the end of the layer before the one whose weights are gathered last
+  std::vector<sim::TaskId> last_kernel_;                     // [stage]: the latest segment emitted on its compute stream
   std::vector<std::vector<bool>> weights_gathered_;          // [stage][chunk]: its first forward has emitted the overlapped gathers
   std::vector<std::vector<sim::TaskId>> pending_gathers_;    // [stage]: overlapped gathers the next layer waits for
   std::vector<std::vector<sim::TaskId>> sharded_reductions_; // [stage]: ZeRO-3 per-micro-batch reduce-scatters
