@@ -15,6 +15,7 @@
 #include "workloads/planner/planner_inputs.hpp"
 #include "workloads/scenario/scenario.hpp"
 #include "workloads/training/all_ranks.hpp"
+#include "workloads/training/training_graph.hpp"
 #include "workloads/training/training_simulation.hpp"
 
 using namespace exasim;
@@ -170,4 +171,15 @@ TEST_CASE("all_ranks: a power cap that slows the kernels re-runs the whole graph
   CHECK(y.result.iteration_time_s == doctest::Approx(x.result.iteration_time_s).epsilon(1e-12));
   CHECK(y.result.gpu_power_w == doctest::Approx(x.result.gpu_power_w).epsilon(1e-9));
   CHECK(y.result.tasks > x.result.tasks);
+}
+
+// The expansion copies each task onto its stream on every replica; a stream-less task in the
+// symmetric graph is refused with its name instead of being indexed out of range.
+TEST_CASE("all_ranks: a symmetric graph with a stream-less task is refused, not expanded") {
+  const Scenario s = load(scenario_text("{tp: 2, pp: 1, dp: 8}"));
+  const TrainingPlan plan(s.model, *s.training, s.cluster.gpu_count(), s.cluster.gpus_per_node);
+  TrainingGraph g = build_training_graph(plan, {s.cluster.gpu, s.calibration.kernel});
+  CHECK_NOTHROW(expand_to_all_ranks(g, plan, {}));
+  g.graph.add_barrier("a join");
+  CHECK_THROWS_WITH_AS(expand_to_all_ranks(g, plan, {}), doctest::Contains("'a join' has no stream"), std::logic_error);
 }

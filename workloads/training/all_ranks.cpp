@@ -49,6 +49,12 @@ TrainingGraph expand_to_all_ranks(const TrainingGraph& sym, const TrainingPlan& 
   const sim::ExecGraph& g = sym.graph;
   if (g.devices().size() != pp) throw std::logic_error("all_ranks: the symmetric graph needs one device per stage");
   const std::size_t T = g.task_count(), S = g.streams().size();
+  // Every task is copied onto its stream's copy on each replica: a stream-less task (a barrier)
+  // has no replica to go to.
+  for (sim::TaskId x = 0; x < T; ++x)
+    if (g.packed_tasks()[x].stream == sim::kNone)
+      throw std::logic_error("all_ranks: task '" + std::string(g.label_of(x)) +
+                             "' has no stream (a barrier); the expansion copies tasks stream by stream");
 
   std::vector<double> slowdown(std::size_t(Q) * pp, 1.0);
   for (const Straggler& s : stragglers) {
