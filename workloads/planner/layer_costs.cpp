@@ -191,6 +191,11 @@ LayerCost LayerCostTable::measure_model(const ModelSpec& model, int tp, bool sp,
   cfg.recompute = recompute;
   cfg.offload = "none";
   cfg.first_stage_layers = cfg.last_stage_layers = 0;
+  // The gradients' reduction over the replicas (with cp > 1 the CP ranks hold the same weights)
+  // after the backward, not beside it: overlapped, its SMs would slow the second layer's backward
+  // kernels in every measured pass, where a plan overlaps it with the last micro-batch's only
+  // (the closed form adds what is exposed of it, exposed_gradient_sync).
+  cfg.overlap_grad_reduce = false;
   auto run = [&](int layers_per_stage) {
     // The analytical backend is kept per cluster size and forgets the previous graph's ops (it
     // caches durations by op address); a link-sharing one is built afresh for each graph.
