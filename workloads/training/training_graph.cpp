@@ -93,7 +93,7 @@ std::vector<Segment> Lowering::segments(const std::vector<Op>& ops, const std::s
                        userbuffers ? CommIssuer::kUserBuffers : CommIssuer::kNccl);
       c.beside = op.group == CommGroup::kContext || op.async;
       c.tensor_group = op.group == CommGroup::kTensor;
-      c.all_gather = op.comm == sim::CommKind::kAllGather;
+      c.feeds_next = userbuffers && op.comm == sim::CommKind::kAllGather && !op.async;
       c.after_previous = op.async;
       out.push_back(c);
       continue;
@@ -202,7 +202,7 @@ sim::TaskId Lowering::emit(const std::vector<Segment>& segs, int stage, std::uin
     const sim::TaskId id = out_.graph.add_task(t);
     started(id);
     const bool consumer_next = i + 1 < segs.size() && segs[i + 1].pipelined;
-    if (s.is_comm && overlap && s.tensor_group && s.all_gather && !s.after_previous && consumer_next) {
+    if (s.feeds_next && consumer_next) {
       // Beside its consumer: it waits for what came before; the consumer does not wait for it.
       if (pass.last != sim::kNone) out_.graph.add_dependency(pass.last, id);
       if (gather != sim::kNone) out_.graph.add_dependency(gather, id);  // one ring exchange at a time
@@ -226,9 +226,8 @@ sim::TaskId Lowering::emit(const std::vector<Segment>& segs, int stage, std::uin
       if (pass.last != sim::kNone && out_.graph.task(pass.last).kind == sim::TaskKind::kCollective && last_compute != sim::kNone)
         out_.graph.add_dependency(last_compute, id);
       before_compute = pass.last;
-      prev_compute = last_compute != sim::kNone ? last_compute : last_kernel_[stage];
-      last_compute = id;
-      last_kernel_[stage] = id;
+      prev_compute = last_kernel_[stage];
+      last_compute = last_kernel_[stage] = id;
       join = gather, gather = sim::kNone;  // the all-gather beside this kernel: the next task waits for it
     }
     pass.last = id;

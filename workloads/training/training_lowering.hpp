@@ -23,7 +23,7 @@ struct Segment {
   bool beside = false;  // comm that always runs beside the kernel before it (the CP ring)
   bool after_previous = false;  // and starts only once the kernels before that one are done (async TP)
   bool tensor_group = false;    // a TP collective: beside its kernels under tp_comm_overlap
-  bool all_gather = false;      // under tp_comm_overlap beside the GEMM after it (its consumer)
+  bool feeds_next = false;      // a userbuffers all-gather: beside the GEMM after it (its consumer)
   bool pipelined = false;       // starts with a GEMM that userbuffers split into chunks
   std::string label;
   double time = 0, flops = 0, bytes = 0;  // compute
