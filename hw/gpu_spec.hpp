@@ -40,12 +40,17 @@ struct GpuSpec {
   double smem_bandwidth_per_sm = 0; // B/s, shared memory (LDS) of one SM
   double l2_bandwidth = 0;          // B/s, all SMs together reading from L2
   double hbm_latency_s = 0;         // load-to-use latency of an L2 miss to HBM
+  // Measured maximum achievable matmul FLOP/s per dtype (measured_matmul; 0 = not measured): the
+  // rate the best large GEMM reaches on this GPU, which the kernel models scale from
+  // (models/kernel/kernel_params.cpp); GPUs without one take their family's.
+  std::array<double, kAllDTypes.size()> measured_matmul_flops{};
 
   // Set when the device is a host CPU socket (a scenario's `cluster.cpu`, hw/cpu_device.hpp): the
   // kernel models then hand every kernel to the CPU models (models/cpu/cpu_kernels.hpp).
   std::optional<CpuSpec> host_cpu;
 
   double peak(DType t) const { return peak_flops[static_cast<std::size_t>(t)]; }
+  double measured_matmul(DType t) const { return measured_matmul_flops[static_cast<std::size_t>(t)]; }
   bool supports(DType t) const { return peak(t) > 0; }
 
   // Matrix-unit rate one SM reaches in `t` (dense peak / SMs); 0 when the GPU has no path for t.

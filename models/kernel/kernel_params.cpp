@@ -28,15 +28,24 @@ KernelParams common_defaults() {
 }
 
 // Maximum achievable matmul over the dense bf16 peak (ml-engineering "MAMF", gpu_specs.yaml):
-// the rate a large tile's main loop sustains, per family.
-double mamf(const std::string& arch) {
-  if (arch == "ampere") return 0.869;                     // A100: 271.2 of 312 TFLOP/s
+// the rate a large tile's main loop sustains, per family; the fallback for GPUs whose catalog
+// entry has no measured_matmul of their own.
+double family_mamf(const std::string& arch) {
+  if (arch == "ampere") return 271.2 / 312;               // A100: 271.2 of 312 TFLOP/s (0.869)
   if (arch == "hopper") return 0.803;                     // H100: 794.5 of 989 TFLOP/s
   if (arch == "blackwell") return 0.776;                  // B200: 1745 of 2250 TFLOP/s
   if (arch == "cdna3" || arch == "cdna2") return 0.511;   // MI300X: 668.4 of 1307.4 TFLOP/s
   // Volta (V100) and families without a measurement: an estimate, not a measurement (large
   // cuBLAS fp16 GEMMs on V100 are commonly reported at 95-105 of 125 TFLOP/s).
   return 0.8;
+}
+
+// The GPU's own MAMF over its dense bf16 peak where its catalog entry states one (the same
+// family's GPUs differ: GB200 reaches 0.729 of its 2500 TFLOP/s, B200 0.776 of 2250), else the
+// family's.
+double mamf(const hw::GpuSpec& gpu) {
+  const double measured = gpu.measured_matmul(DType::kBf16), peak = gpu.peak(DType::kBf16);
+  return measured > 0 && peak > 0 ? measured / peak : family_mamf(gpu.architecture);
 }
 
 // FlashAttention's main loop, forward and backward, as a fraction of the dense 16-bit peak, per
@@ -53,11 +62,13 @@ void set_attention_efficiency(KernelParams& p, const std::string& arch) {
 }
 
 // fp8 MAMF over bf16 MAMF, each as a fraction of its dense peak (gpu_specs.yaml, ml-engineering):
-// H100 0.709 / 0.803 (H200: 0.734 / 0.803), B200 0.763 / 0.776 (GB200: 0.723 / 0.729). 1 where the
-// family has no fp8 matrix path or no measurement.
-double mamf_fp8_ratio(const std::string& arch) {
-  if (arch == "hopper") return 0.709 / 0.803;
-  if (arch == "blackwell") return 0.763 / 0.776;
+// the GPU's own measurements where its catalog entry has both, else the family's (H100 0.709 /
+// 0.803, B200 0.763 / 0.776). 1 where the family has no fp8 matrix path or no measurement.
+double mamf_fp8_ratio(const hw::GpuSpec& gpu) {
+  const double fp8 = gpu.measured_matmul(DType::kFp8), fp8_peak = gpu.peak(DType::kFp8);
+  if (fp8 > 0 && fp8_peak > 0) return (fp8 / fp8_peak) / mamf(gpu);
+  if (gpu.architecture == "hopper") return 0.709 / 0.803;
+  if (gpu.architecture == "blackwell") return 0.763 / 0.776;
   return 1;
 }
 
@@ -66,8 +77,8 @@ double mamf_fp8_ratio(const std::string& arch) {
 KernelParams KernelParams::microbenchmark_defaults(const hw::GpuSpec& gpu) {
   KernelParams p = common_defaults();
   set_attention_efficiency(p, gpu.architecture);
-  p.matrix_efficiency = mamf(gpu.architecture);
-  p.matrix_efficiency_fp8 = p.matrix_efficiency * mamf_fp8_ratio(gpu.architecture);
+  p.matrix_efficiency = mamf(gpu);
+  p.matrix_efficiency_fp8 = p.matrix_efficiency * mamf_fp8_ratio(gpu);
   p.source = "microbenchmark defaults (" + gpu.architecture + "): MAMF " + std::to_string(p.matrix_efficiency).substr(0, 5) +
              ", A100 HBM 0.78 and L2 0.43, FlashAttention " + std::to_string(p.attention_efficiency).substr(0, 4) +
              "/" + std::to_string(p.attention_backward_efficiency).substr(0, 4);
@@ -82,8 +93,8 @@ KernelParams KernelParams::defaults_for(const hw::GpuSpec& gpu) {
   // and overhead figures are carried over as measured on A100.
   KernelParams p = common_defaults();
   set_attention_efficiency(p, gpu.architecture);
-  p.matrix_efficiency = 0.8308 * mamf(gpu.architecture) / mamf("ampere");
-  p.matrix_efficiency_fp8 = p.matrix_efficiency * mamf_fp8_ratio(gpu.architecture);
+  p.matrix_efficiency = 0.8308 * mamf(gpu) / family_mamf("ampere");
+  p.matrix_efficiency_fp8 = p.matrix_efficiency * mamf_fp8_ratio(gpu);
   p.hbm_efficiency = 0.7556;
   p.l2_efficiency = 0.7672;
   p.launch_overhead_s = 1.57e-6;
@@ -103,7 +114,8 @@ KernelParams KernelParams::defaults_for(const hw::GpuSpec& gpu) {
   op(MemoryOp::kRope, 0.4747, 2.201e-6);
   p.source = gpu.architecture == "ampere"
                  ? "family default (ampere): A100 fit to Vidur op tables (configs/calibration/a100-sxm4-80gb.yaml)"
-                 : "family default (" + gpu.architecture + "): A100 fit, matrix efficiency scaled by MAMF";
+                 : "family default (" + gpu.architecture + "): A100 fit, matrix efficiency scaled by " +
+                       (gpu.measured_matmul(DType::kBf16) > 0 ? "this GPU's measured MAMF" : "the family's MAMF");
   return p;
 }
 

@@ -220,6 +220,20 @@ TEST_CASE("catalog: a bad value in an override names the scenario") {
   CHECK(e.where().key == "gpu.hbm_bandwidth");
 }
 
+TEST_CASE("catalog: a measured matmul rate above the dense peak names the key") {
+  const Catalog cat = real_catalog();
+  const Node scenario = load_string("gpu:\n  base: H100-SXM5-80GB\n  measured_matmul: {bf16: 1200 TFLOP/s}\n", "scenario.yaml");
+  const auto e = expect_config_error([&] { (void)cat.gpu(scenario["gpu"]); });
+  CHECK(e.where().file == "scenario.yaml");
+  CHECK(e.where().line == 3);
+  CHECK(e.where().key == "gpu.measured_matmul.bf16");
+  CHECK(contains(e.what(), "exceeds the dense peak"));
+  // Below the peak it is taken as given.
+  const auto g = cat.gpu(load_string("gpu: {base: H100-SXM5-80GB, measured_matmul: {bf16: 700 TFLOP/s}}", "s.yaml")["gpu"]);
+  CHECK(g.measured_matmul(DType::kBf16) == doctest::Approx(700e12));
+  CHECK(g.measured_matmul(DType::kFp8) == doctest::Approx(1402.6e12));  // the catalog's, kept
+}
+
 TEST_CASE("catalog: an unknown name suggests the closest one") {
   const Catalog cat = real_catalog();
   const Node scenario = load_string("gpu: {base: H100-SXM5-80G, tdp: 600 W}\nnic: ib-hdr200\n", "scenario.yaml");

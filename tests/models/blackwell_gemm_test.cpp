@@ -23,6 +23,27 @@ TEST_CASE("gemm: a large B200 GEMM runs near the measured MAMF and not above it"
   }
 }
 
+// The same family's GPUs reach different fractions of their peaks: GB200's MAMF is 0.729 of its
+// 2500 TFLOP/s bf16 peak, B200's 0.776 of 2250 (gpu_specs.yaml). Scaling GB200 by B200's fraction
+// (the family default before measured_matmul) put its large GEMMs at 1940 TFLOP/s, above what
+// GB200 measures.
+TEST_CASE("gemm: a large GB200 GEMM runs near GB200's own measured MAMF, not B200's fraction of its peak") {
+  const hw::GpuSpec g = testing::catalog_gpu("GB200");
+  const models::KernelParams p = models::KernelParams::defaults_for(g);
+  for (const auto& [dtype, mamf] : {std::pair{DType::kBf16, 1822.0e12}, std::pair{DType::kFp8, 3615.6e12}}) {
+    CAPTURE(dtype_name(dtype));
+    const models::GemmPlan plan = models::gemm_plan(g, p, dtype, 8192, 8192, 8192);
+    const double rate = plan.cost.flops / plan.cost.time_s;
+    CHECK(rate <= mamf);
+    CHECK(rate > 0.8 * mamf);
+  }
+  // Without its measurement the GPU falls back to the family's fraction (0.776, B200 rounded), 6.5% faster.
+  hw::GpuSpec unmeasured = g;
+  unmeasured.measured_matmul_flops = {};
+  const double family = models::KernelParams::defaults_for(unmeasured).matrix_efficiency;
+  CHECK(family / p.matrix_efficiency == doctest::Approx(0.776 / (1822.0 / 2500)).epsilon(1e-9));
+}
+
 TEST_CASE("gemm: NVFP4 operands carry one e4m3 scale per 16 values") {
   const hw::GpuSpec g = testing::catalog_gpu("B200");
   const models::KernelParams p = models::KernelParams::defaults_for(g);
