@@ -47,7 +47,7 @@ std::string schedule_names() {
 
 TrainingConfig read_training(const Node& n, int cluster_gpus) {
   n.check_keys({"seq_len", "global_batch", "micro_batch", "precision", "parallelism", "pipeline_schedule", "zero",
-                "recompute", "offload", "attention_kernel", "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "cross_entropy", "moe_load_imbalance",
+                "recompute", "recompute_layers", "offload", "attention_kernel", "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "cross_entropy", "moe_load_imbalance",
                 "first_stage_layers", "last_stage_layers", "shard_group", "moe_routing_trace", "moe_capacity_factor",
                 "moe_pad_to_capacity", "lora"});
   TrainingConfig c;
@@ -73,6 +73,13 @@ TrainingConfig read_training(const Node& n, int cluster_gpus) {
     const std::string r = n["recompute"].as_choice({"none", "selective", "full"});
     c.recompute = r == "none" ? models::Recompute::kNone : r == "selective" ? models::Recompute::kSelective
                                                                             : models::Recompute::kFull;
+  }
+  if (n.has("recompute_layers")) {
+    c.recompute_layers = positive(n["recompute_layers"]);
+    if (c.recompute != models::Recompute::kFull)
+      n["recompute_layers"].fail("recompute_layers applies to full recompute only",
+                                 "add `recompute: full` (the first recompute_layers layers of each model chunk are "
+                                 "recomputed, the others keep their activations), or remove recompute_layers");
   }
   if (n.has("offload")) c.offload = n["offload"].as_choice({"none", "optimizer-cpu", "params-cpu", "nvme"});
   if (n.has("attention_kernel")) {

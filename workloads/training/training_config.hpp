@@ -50,6 +50,15 @@ struct TrainingConfig {
   // instances). 0: one group of all of them.
   int shard_group = 0;
   models::Recompute recompute = models::Recompute::kNone;
+  // With full recompute: recompute only the first N layers of each model chunk and keep the
+  // others' activations (Megatron-LM --recompute-method block --recompute-num-layers N), the
+  // setting that trades memory for time layer by layer. 0: every layer.
+  int recompute_layers = 0;
+  // The policy of the layer at `index` (0-based) within its model chunk.
+  models::Recompute recompute_of_layer(int index) const {
+    if (recompute != models::Recompute::kFull || recompute_layers == 0) return recompute;
+    return index < recompute_layers ? models::Recompute::kFull : models::Recompute::kNone;
+  }
   std::string offload = "none";
   // Fused (FlashAttention) or unfused attention (scores materialized, as Megatron-LM before 2022).
   AttentionKernel attention = AttentionKernel::kFlash;

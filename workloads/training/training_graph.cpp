@@ -133,7 +133,7 @@ void Lowering::build_stage_segments(int stage) {
       }
       s.bwd.push_back(segments(backward, "bwd " + tag, stage));
       s.wgt.push_back(segments(weight, "wgrad " + tag, stage));
-      s.rec.push_back(segments(layer_recompute(dl, plan_.config().recompute), "recompute " + tag, stage));
+      s.rec.push_back(segments(layer_recompute(dl, plan_.config().recompute_of_layer(l)), "recompute " + tag, stage));
     }
     if (stage == 0 && c == 0) {
       s.embed_fwd = segments(embedding_forward(d), "fwd", stage);

@@ -140,6 +140,15 @@ double communication_buffer_bytes(const Parallelism& p, int weight_shard_groups,
 MemoryReport training_memory(const TrainingPlan& plan) {
   const TrainingConfig& c = plan.config();
   const double act_layer = layer_activation_bytes(plan);
+  // Block recompute: the first recompute_layers layers of a chunk keep only their inputs, the
+  // others all their activations.
+  TrainingConfig kept = c;
+  kept.recompute = c.recompute_layers > 0 ? models::Recompute::kNone : c.recompute;
+  const double act_kept = c.recompute_layers > 0 ? layer_activation_bytes(plan.model(), kept) : act_layer;
+  auto chunk_activation_bytes = [&](int layers) {
+    const int recomputed = c.recompute_layers > 0 ? std::min(layers, c.recompute_layers) : layers;
+    return recomputed * act_layer + (layers - recomputed) * act_kept;
+  };
   MemoryReport r;
   for (int s = 0; s < plan.par().pp; ++s) {
     StageMemory mem;
@@ -168,9 +177,9 @@ MemoryReport training_memory(const TrainingPlan& plan) {
       if (c.offload == "params-cpu" || c.offload == "nvme") mem.weights = 2 * 2 * layer;
     }
     mem.in_flight = in_flight_micro_batches(plan, s);
-    int widest_chunk = 0;  // chunks may differ under an uneven split: bound by the widest
-    for (int k = 0; k < plan.chunks(); ++k) widest_chunk = std::max(widest_chunk, plan.layers_in(s, k));
-    mem.activations = act_layer * widest_chunk * in_flight_chunks(plan, s);
+    double widest_chunk = 0;  // chunks may differ under an uneven split: bound by the widest
+    for (int k = 0; k < plan.chunks(); ++k) widest_chunk = std::max(widest_chunk, chunk_activation_bytes(plan.layers_in(s, k)));
+    mem.activations = widest_chunk * in_flight_chunks(plan, s);
     if (s == plan.par().pp - 1) mem.activations += head_activation_bytes(plan);
     mem.buffers = communication_buffer_bytes(plan.par(), plan.shard_replicas(), plan.model().moe.has_value());
     mem.fragmentation = kAllocatorFragmentation * (mem.activations + mem.buffers);

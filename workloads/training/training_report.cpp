@@ -19,6 +19,7 @@ nlohmann::json plan_json(const TrainingPlan& plan) {
           {"recompute", c.recompute == models::Recompute::kNone       ? "none"
                         : c.recompute == models::Recompute::kSelective ? "selective"
                                                                        : "full"},
+          {"recompute_layers", c.recompute_layers},
           {"offload", c.offload}};
 }
 

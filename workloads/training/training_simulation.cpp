@@ -122,7 +122,10 @@ MemoryReport check_training_memory(const TrainingPlan& plan, const topologies::C
                         gib(p.activations) + " for " + std::to_string(p.in_flight) + " micro-batches, NCCL buffers " +
                         gib(p.buffers) + ", fragmentation " + gib(p.fragmentation) + ")",
                     {"", 0, "training"},
-                    "raise tp or pp, use zero: 1..3, recompute: selective or full, or a smaller micro_batch");
+                    plan.config().recompute_layers > 0
+                        ? "raise recompute_layers (up to every layer of a model chunk), tp or pp, use zero: 1..3, or a smaller micro_batch"
+                        : "raise tp or pp, use zero: 1..3, recompute: selective or full (recompute_layers: N for the first N "
+                          "layers of each model chunk), or a smaller micro_batch");
   }
   // ZeRO-Offload keeps fp32 master weights, both Adam moments and fp32 gradients (16 B per owned
   // parameter) in the host memory that the node's GPUs share; ZeRO-Infinity also the 16-bit
