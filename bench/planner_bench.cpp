@@ -32,7 +32,7 @@ void bench(const hw::Catalog& catalog, const std::string& path) {
   std::vector<Candidate> ok;
   t0 = Clock::now();
   for (const Candidate& c : all)
-    if (check_candidate(est, probe, c, 0.0).runnable) ok.push_back(c);
+    if (const CheckResult r = check_candidate(est, probe, c, 0.0); r.runnable) ok.push_back(r.candidate);
   const double t_check = since(t0);
   t0 = Clock::now();
   double sink = 0;

@@ -55,8 +55,17 @@ std::string setting_changes(const pl::Candidate& a, const pl::Candidate& b) {
   diff("micro-batch", std::to_string(a.micro_batch), std::to_string(b.micro_batch));
   diff("schedule", sched[a.schedule].name, sched[b.schedule].name);
   diff("zero", std::to_string(a.zero), std::to_string(b.zero));
-  diff("recompute", rc(a.recompute), rc(b.recompute));
+  const auto rcl = [&](const pl::Candidate& c) {
+    return std::string(rc(c.recompute)) + (c.recompute_layers > 0 ? " of the first " + std::to_string(c.recompute_layers) + " layers a chunk" : "");
+  };
+  diff("recompute", rcl(a), rcl(b));
   diff("sequence parallel", a.sequence_parallel ? "on" : "off", b.sequence_parallel ? "on" : "off");
+  diff("cp", std::to_string(a.cp), std::to_string(b.cp));
+  diff("ep", std::to_string(a.ep), std::to_string(b.ep));
+  diff("etp", std::to_string(a.etp), std::to_string(b.etp));
+  diff("offload", pl::offload_modes()[a.offload], pl::offload_modes()[b.offload]);
+  diff("split", std::to_string(a.first_stage_layers) + "/" + std::to_string(a.last_stage_layers),
+       std::to_string(b.first_stage_layers) + "/" + std::to_string(b.last_stage_layers));
   return s.empty() ? "the same settings" : s;
 }
 

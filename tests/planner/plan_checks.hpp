@@ -53,7 +53,8 @@ inline std::vector<workloads::planner::Candidate> sample_runnable(
   workloads::planner::LoweringProbe probe(in);
   std::vector<workloads::planner::Candidate> runnable;
   for (const auto& c : workloads::planner::enumerate_candidates(in.space, in.model, in.base, in.cluster))
-    if ((!keep || keep(c)) && workloads::planner::check_candidate(est, probe, c, 0.0).runnable) runnable.push_back(c);
+    if (!keep || keep(c))
+      if (const auto r = workloads::planner::check_candidate(est, probe, c, 0.0); r.runnable) runnable.push_back(r.candidate);
   REQUIRE(runnable.size() > at_least);
   std::vector<workloads::planner::Candidate> sample;
   const std::size_t step = runnable.size() / want;

@@ -82,7 +82,8 @@ int virtual_stage_layers(const Candidate& c, int layers, int v) {
   return (layers - c.first_stage_layers - c.last_stage_layers) / (stages - 2);
 }
 
-MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base, const Candidate& c, double act_layer) {
+MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base, const Candidate& c, double act_layer,
+                               double act_kept) {
   const int micro_batches = base.global_batch / c.dp / c.micro_batch;
   const std::string& schedule = pipeline_schedules()[c.schedule].name;
   const double head_act = double(base.seq_len) / c.cp * c.micro_batch * m.vocab / c.tp * (2 + 4);  // logits + fp32 loss buffers
@@ -107,7 +108,9 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
       if (c.offload >= 2) states.weights = 2 * 2 * layer;  // ZeRO-Infinity: the layer computed and the one prefetched
     }
     owned_max = std::max(owned_max, params / (c.zero >= 1 ? weight_replicas(c) : 1));
-    double act = act_layer * widest * in_flight_passes(schedule, s, c.pp, micro_batches, c.vpp);
+    const int recomputed = c.recompute_layers > 0 ? std::min(c.recompute_layers, widest) : widest;
+    const double chunk = act_layer * recomputed + act_kept * (widest - recomputed);
+    double act = chunk * in_flight_passes(schedule, s, c.pp, micro_batches, c.vpp);
     if (s == c.pp - 1) act += head_act;
     Parallelism par;
     par.tp = c.tp, par.pp = c.pp, par.dp = c.dp, par.cp = c.cp, par.ep = c.ep, par.etp = c.etp;

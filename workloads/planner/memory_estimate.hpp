@@ -59,7 +59,9 @@ struct StageWeights {
 };
 StageWeights stage_weights(const ModelNumbers& m, const Candidate& c, int stage);
 
-// act_layer: activation bytes of one layer and micro-batch (layer_activation_bytes()).
-MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base, const Candidate& c, double act_layer);
+// act_layer: activation bytes of one layer and micro-batch (layer_activation_bytes()); under block
+// recompute (c.recompute_layers > 0) of a recomputed layer, and act_kept of the others of a chunk.
+MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base, const Candidate& c, double act_layer,
+                               double act_kept = 0);
 
 }  // namespace exasim::workloads::planner

@@ -41,10 +41,12 @@ const std::pair<std::string, std::string>& LoweringProbe::refusal(const Candidat
   return cache_.emplace(key, answer).first->second;
 }
 
-CheckResult check_candidate(Estimator& estimator, LoweringProbe& probe, const Candidate& c, double memory_margin) {
+CheckResult check_candidate(Estimator& estimator, LoweringProbe& probe, const Candidate& given, double memory_margin) {
   const PlannerInputs& in = estimator.inputs();
   const int gpn = in.cluster.gpus_per_node;
   CheckResult r;
+  r.candidate = given;
+  const Candidate& c = r.candidate;
   const bool across = in.space.allow_tp_across_nodes;
   if (!across && c.tp > gpn) {
     r.key = "training.parallelism.tp";
@@ -67,6 +69,14 @@ CheckResult check_candidate(Estimator& estimator, LoweringProbe& probe, const Ca
     r.key = refused.first.empty() ? "training" : refused.first;
     r.reason = refused.second;
     return r;
+  }
+  if (c.recompute_layers == Candidate::kFewestThatFit) {
+    r.candidate.recompute_layers = estimator.fewest_recompute_layers(c, memory_margin);
+    if (r.candidate.recompute_layers == 0) {
+      r.key = "training.recompute_layers";
+      r.reason = "block recompute adds nothing: the plan fits without recompute, or only with every layer recomputed";
+      return r;
+    }
   }
   r.memory = estimator.memory(c);
   const double usable = in.cluster.gpu.hbm_capacity_bytes * (1 - memory_margin);

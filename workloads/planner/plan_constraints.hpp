@@ -2,7 +2,8 @@
 // Whether a candidate can run: the training layer's own validation (TrainingPlan: heads, ffn
 // and layers divide, batch divides over replicas and micro-batches, GPU count, schedule), tensor
 // parallelism inside a node's fabric unless the space allows otherwise (and then in whole-node
-// blocks), and memory within the GPU's capacity less a margin.
+// blocks), and memory within the GPU's capacity less a margin. A block-recompute candidate
+// (Candidate::kFewestThatFit) gets its layer count here, the fewest that fit.
 #include <map>
 #include <string>
 #include <tuple>
@@ -16,6 +17,7 @@ struct CheckResult {
   std::string key;     // scenario key at fault ("training.parallelism.tp", "memory", ...)
   std::string reason;  // one line
   MemoryEstimate memory;
+  Candidate candidate;  // the one checked: block recompute's layer count set
 };
 
 // Whether the training lowering builds a candidate's kind of plan (some combinations of

@@ -136,27 +136,64 @@ Estimator::Estimator(const PlannerInputs& in)
       layers_(in.model, in.base, in.cluster, in.calibration.kernel, in.calibration.collective, in.network),
       comm_(in.cluster, in.calibration.collective) {}
 
-double Estimator::activation_bytes(const Candidate& c) {
-  const auto key = std::make_tuple(c.tp, c.sequence_parallel, c.micro_batch, static_cast<int>(c.recompute), c.cp);
+namespace {
+
+// Block recompute: the widest model chunk's layers, and the share of all layers recomputed.
+int widest_chunk(const Candidate& c, int layers) {
+  int widest = 0;
+  for (int v = 0; v < c.pp * c.vpp; ++v) widest = std::max(widest, virtual_stage_layers(c, layers, v));
+  return widest;
+}
+double recomputed_share(const Candidate& c, int layers) {
+  int recomputed = 0;
+  for (int v = 0; v < c.pp * c.vpp; ++v) recomputed += std::min(c.recompute_layers, virtual_stage_layers(c, layers, v));
+  return double(recomputed) / layers;
+}
+
+}  // namespace
+
+int Estimator::fewest_recompute_layers(Candidate c, double margin) {
+  const double usable = in_.cluster.gpu.hbm_capacity_bytes * (1 - margin);
+  const int widest = widest_chunk(c, numbers_.layers);
+  c.recompute_layers = 0;
+  c.recompute = models::Recompute::kNone;
+  if (memory(c).peak_bytes <= usable) return 0;
+  c.recompute = models::Recompute::kFull;
+  for (int n = 1; n < widest; ++n) {
+    c.recompute_layers = n;
+    if (memory(c).peak_bytes <= usable) return n;
+  }
+  return 0;
+}
+
+double Estimator::policy_activation_bytes(const Candidate& c, models::Recompute policy) {
+  const auto key = std::make_tuple(c.tp, c.sequence_parallel, c.micro_batch, static_cast<int>(policy), c.cp);
   if (auto it = activations_.find(key); it != activations_.end()) return it->second;
   TrainingConfig config = in_.base;  // the candidate's knobs on the scenario's training settings
   config.micro_batch = c.micro_batch;
   config.parallelism.tp = c.tp;
   config.parallelism.sequence_parallel = c.sequence_parallel;
   config.parallelism.cp = c.cp;
-  config.recompute = c.recompute;
+  config.recompute = policy;
   const double bytes = layer_activation_bytes(in_.model, config);
   activations_.emplace(key, bytes);
   return bytes;
 }
 
 MemoryEstimate Estimator::memory(const Candidate& c) {
-  return estimate_memory(numbers_, in_.base, c, activation_bytes(c));
+  if (c.recompute_layers > 0)  // block recompute: the chunk's first layers recomputed, the others kept
+    return estimate_memory(numbers_, in_.base, c, policy_activation_bytes(c, models::Recompute::kFull),
+                           policy_activation_bytes(c, models::Recompute::kNone));
+  return estimate_memory(numbers_, in_.base, c, policy_activation_bytes(c, c.recompute));
 }
 
 Estimate Estimator::estimate(const Candidate& c) {
   const hw::GpuSpec& gpu = in_.cluster.gpu;
-  const LayerCost& lc = layers_.get(c.tp, c.sequence_parallel, c.micro_batch, c.recompute, c.ep, c.cp, c.etp);
+  LayerCost lc = layers_.get(c.tp, c.sequence_parallel, c.micro_batch, c.recompute, c.ep, c.cp, c.etp);
+  if (c.recompute_layers > 0) {  // block recompute: a recomputed layer's backward on that share of the layers
+    const LayerCost& kept = layers_.get(c.tp, c.sequence_parallel, c.micro_batch, models::Recompute::kNone, c.ep, c.cp, c.etp);
+    lc.layer_bwd = kept.layer_bwd.mixed_with(lc.layer_bwd, recomputed_share(c, numbers_.layers));
+  }
   Ctx x{numbers_, c, lc};
   x.m = in_.base.global_batch / c.dp / c.micro_batch;
   x.layer_bytes = numbers_.dense_per_gpu(c.tp) * 2;

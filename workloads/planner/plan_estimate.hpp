@@ -48,11 +48,16 @@ class Estimator {
   MemoryEstimate memory(const Candidate& c);
   // Everything; the candidate must be runnable (check it first).
   Estimate estimate(const Candidate& c);
+  // Block recompute: the fewest layers of each model chunk that, recomputed, bring the plan
+  // within the GPU's memory less `margin`; 0 when none are needed (recompute none fits) or
+  // when only every layer fits (full recompute: the plans without block recompute cover both).
+  int fewest_recompute_layers(Candidate c, double margin);
   const PlannerInputs& inputs() const { return in_; }
   std::size_t layer_cost_entries() const { return layers_.size(); }
 
  private:
-  double activation_bytes(const Candidate& c);
+  // Per layer and micro-batch under `policy`.
+  double policy_activation_bytes(const Candidate& c, models::Recompute policy);
   // Power under the cap (which may stretch the iteration), MFU, memory and cost of `e`, from the
   // per-iteration work of a mean GPU.
   void finish(Estimate& e, const PassCost& work, const Candidate& c);

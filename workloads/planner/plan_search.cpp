@@ -66,7 +66,7 @@ std::vector<Scored> estimate_all(Estimator& est, LoweringProbe& probe, const std
       ++result.rejected[check.key];
       continue;
     }
-    Scored s{all[i], est.estimate(all[i]), {}, i};
+    Scored s{check.candidate, est.estimate(check.candidate), {}, i};
     s.metrics = metrics_of(s.estimate);
     // Settings the simulator does not tell apart (recompute selective vs none under a fused
     // attention kernel, ...) give bit-identical estimates: keep the first such plan.

@@ -42,7 +42,7 @@ std::uint8_t schedule_index(const Node& v) {
 }
 
 models::Recompute recompute_of(const Node& v) {
-  const std::string r = v.as_choice({"none", "selective", "full"});
+  const std::string r = v.as_choice({"none", "selective", "full", "block"});
   return r == "none" ? models::Recompute::kNone : r == "selective" ? models::Recompute::kSelective : models::Recompute::kFull;
 }
 
@@ -98,7 +98,11 @@ PlanSpace read_plan_space(const Node& n) {
     s.zero.push_back(static_cast<int>(z));
   });
   read_list(n["schedule"], [&](const Node& v) { s.schedule.push_back(schedule_index(v)); });
-  read_list(n["recompute"], [&](const Node& v) { s.recompute.push_back(recompute_of(v)); });
+  if (n.has("recompute")) s.recompute_auto = s.block_recompute = false;
+  read_list(n["recompute"], [&](const Node& v) {
+    if (v.as_string() == "block") s.block_recompute = true;
+    else s.recompute.push_back(recompute_of(v));
+  });
   read_list(n["sequence_parallel"], [&](const Node& v) { s.sequence_parallel.push_back(v.as_bool()); });
   read_list(n["offload"], [&](const Node& v) {
     s.offload.push_back(offload_index(v.as_choice({"none", "optimizer-cpu", "params-cpu", "nvme"})));  // offload_modes()
@@ -126,6 +130,7 @@ TrainingConfig candidate_config(const TrainingConfig& base, const Candidate& c) 
   t.pipeline_schedule = pipeline_schedules()[c.schedule].name;
   t.zero = c.zero;
   t.recompute = c.recompute;
+  t.recompute_layers = std::max(0, c.recompute_layers);
   t.offload = offload_modes()[c.offload];
   t.first_stage_layers = c.first_stage_layers;
   t.last_stage_layers = c.last_stage_layers;
@@ -147,6 +152,7 @@ Candidate candidate_of(const TrainingConfig& t) {
     if (table[i].name == t.pipeline_schedule) c.schedule = static_cast<std::uint8_t>(i);
   c.zero = static_cast<std::uint8_t>(t.zero);
   c.recompute = t.recompute;
+  c.recompute_layers = t.recompute_layers;
   c.sequence_parallel = t.parallelism.sequence_parallel;
   c.first_stage_layers = t.first_stage_layers;
   c.last_stage_layers = t.last_stage_layers;
@@ -163,6 +169,7 @@ std::string describe(const Candidate& c) {
   if (c.vpp > 1) s += " vpp " + std::to_string(c.vpp);
   s += " mb " + std::to_string(c.micro_batch) + " " + pipeline_schedules()[c.schedule].name + " zero " + std::to_string(c.zero) +
        " rc " + rec;
+  if (c.recompute_layers > 0) s += ":" + std::to_string(c.recompute_layers);
   if (c.sequence_parallel) s += " sp";
   if (c.first_stage_layers > 0) s += " split " + std::to_string(c.first_stage_layers) + "/" + std::to_string(c.last_stage_layers);
   if (c.offload > 0) s += " offload " + offload_modes()[c.offload];
@@ -191,9 +198,12 @@ struct Enumerator {
     const int per_replica = base.global_batch / c.dp;
     const bool interleaved = pipeline_schedules()[c.schedule].interleaved;
     const std::vector<int> zeros = space.zero.empty() ? std::vector<int>{0, 1, 2, 3} : space.zero;
-    const std::vector<models::Recompute> recomputes =
-        space.recompute.empty() ? std::vector<models::Recompute>{models::Recompute::kNone, models::Recompute::kSelective, models::Recompute::kFull}
-                                : space.recompute;
+    // (policy, recompute_layers): block recompute is full recompute with the layers left to the search.
+    std::vector<std::pair<models::Recompute, int>> recomputes;
+    if (space.recompute_auto)
+      for (const auto r : {models::Recompute::kNone, models::Recompute::kSelective, models::Recompute::kFull}) recomputes.push_back({r, 0});
+    for (const auto r : space.recompute) recomputes.push_back({r, 0});
+    if (space.block_recompute) recomputes.push_back({models::Recompute::kFull, Candidate::kFewestThatFit});
     std::vector<bool> sps = space.sequence_parallel.empty() ? std::vector<bool>{false, true} : space.sequence_parallel;
     if (c.tp == 1) sps = {false};
     for (const int mb : divisors(per_replica)) {
@@ -203,8 +213,9 @@ struct Enumerator {
       for (std::size_t z = 0; z < zeros.size(); ++z) {
         if (c.dp * c.cp == 1 && z > 0) break;  // sharding over one replica changes nothing
         c.zero = static_cast<std::uint8_t>(zeros[z]);
-        for (const auto r : recomputes) {
+        for (const auto& [r, layers] : recomputes) {
           c.recompute = r;
+          c.recompute_layers = layers;
           for (std::size_t k = 0; k < sps.size(); ++k) {
             if (c.tp == 1 && k > 0) break;
             c.sequence_parallel = sps[k];

@@ -12,7 +12,8 @@
 //     micro_batch: [1, 2]
 //     schedule: [1f1b, interleaved]
 //     zero: [1]
-//     recompute: [selective, full]
+//     recompute: [selective, full]  # or block: full recompute of the fewest layers of each
+//                                 # model chunk that fit (Megatron --recompute-method block)
 //     sequence_parallel: true
 //     cp: auto                    # context parallel: each GPU keeps >= 4096 tokens of a sequence
 //                                 # (auto; a list may go lower), seq_len splits into 2 cp chunks
@@ -48,6 +49,10 @@ struct Candidate {
   std::uint8_t schedule = 0;
   std::uint8_t zero = 0;
   models::Recompute recompute = models::Recompute::kNone;
+  // With full recompute: the first N layers of each model chunk (TrainingConfig::recompute_layers;
+  // 0: all). kFewestThatFit: the search sets the fewest that fit (Estimator::fewest_recompute_layers).
+  int recompute_layers = 0;
+  static constexpr int kFewestThatFit = -1;
   bool sequence_parallel = false;
   int first_stage_layers = 0, last_stage_layers = 0;  // 0, 0: even split
 };
@@ -56,7 +61,9 @@ struct PlanSpace {
   // Empty = auto.
   std::vector<int> tp, pp, dp, cp, ep, etp, vpp, micro_batch, zero;
   std::vector<std::uint8_t> schedule;
-  std::vector<models::Recompute> recompute;
+  std::vector<models::Recompute> recompute;  // listed policies (none, selective, full)
+  bool recompute_auto = true;   // `recompute` not given: none, selective, full and block
+  bool block_recompute = true;  // `block` listed, or auto
   std::vector<std::uint8_t> offload;  // indices into offload_modes()
   std::vector<bool> sequence_parallel;
   bool allow_tp_across_nodes = false;
