@@ -1,5 +1,6 @@
 #include "hw/gpu_spec.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include "hw/config/fields.hpp"
@@ -11,34 +12,20 @@ namespace {
 using config::Node;
 using units::Dimension;
 
-void apply_peaks(GpuSpec& g, const Node& n) {
+// A map of data type -> FLOP rate (peak, vector, measured_matmul).
+void apply_rates(std::array<double, kAllDTypes.size()>& rates, const Node& n, const char* types) {
   n.expect_map();
   for (const std::string& key : n.keys()) {
     auto t = dtype_from_name(key);
-    if (!t) {
-      n[key].fail("unknown data type \"" + key + "\"", "use fp64, fp32, tf32, fp16, bf16, fp8, fp4 or int8");
-    }
-    g.peak_flops[static_cast<std::size_t>(*t)] = n[key].as_positive_quantity(Dimension::kFlopRate);
+    if (!t) n[key].fail("unknown data type \"" + key + "\"", std::string("use ") + types);
+    rates[static_cast<std::size_t>(*t)] = n[key].as_positive_quantity(Dimension::kFlopRate);
   }
 }
 
-void apply_vector(GpuSpec& g, const Node& n) {
-  n.expect_map();
-  for (const std::string& key : n.keys()) {
-    auto t = dtype_from_name(key);
-    if (!t) n[key].fail("unknown data type \"" + key + "\"", "use fp64, fp32, fp16 or bf16");
-    g.vector_flops[static_cast<std::size_t>(*t)] = n[key].as_positive_quantity(Dimension::kFlopRate);
-  }
-}
-
-void apply_measured_matmul(GpuSpec& g, const Node& n) {
-  n.expect_map();
-  for (const std::string& key : n.keys()) {
-    auto t = dtype_from_name(key);
-    if (!t) n[key].fail("unknown data type \"" + key + "\"", "use fp64, fp32, tf32, fp16, bf16, fp8, fp4 or int8");
-    g.measured_matmul_flops[static_cast<std::size_t>(*t)] = n[key].as_positive_quantity(Dimension::kFlopRate);
-  }
-}
+constexpr const char* kMatrixTypes = "fp64, fp32, tf32, fp16, bf16, fp8, fp4 or int8";
+void apply_peaks(GpuSpec& g, const Node& n) { apply_rates(g.peak_flops, n, kMatrixTypes); }
+void apply_vector(GpuSpec& g, const Node& n) { apply_rates(g.vector_flops, n, "fp64, fp32, fp16 or bf16"); }
+void apply_measured_matmul(GpuSpec& g, const Node& n) { apply_rates(g.measured_matmul_flops, n, kMatrixTypes); }
 
 int positive_int(const Node& n) { return n.as_positive_count(); }
 
@@ -78,15 +65,17 @@ GpuSpec gpu_from_layers(const std::string& name, const std::vector<config::Node>
   if (g.name.empty()) g.name = name;
   if (g.idle_power_w >= g.tdp_w) layers.back()["idle_power"].fail("idle power must be below TDP");
   if (!g.supports(DType::kFp32)) layers.back()["peak"].fail("peak.fp32 is required", "every GPU runs fp32");
-  for (DType t : kAllDTypes)
-    if (g.measured_matmul(t) > g.peak(t)) {
-      for (auto it = layers.rbegin(); it != layers.rend(); ++it)
-        if (it->has("measured_matmul") && (*it)["measured_matmul"].has(std::string(dtype_name(t))))
-          (*it)["measured_matmul"][std::string(dtype_name(t))].fail(
-              "measured matmul rate exceeds the dense peak of " + std::string(dtype_name(t)),
-              "give the rate a GEMM benchmark measured, below peak." + std::string(dtype_name(t)));
-      layers.back().fail("measured_matmul." + std::string(dtype_name(t)) + " exceeds peak." + std::string(dtype_name(t)));
-    }
+  // A measured rate above the peak is a typo or a sparse figure: named where it was given (the
+  // last layer that sets it; the peak may come from another).
+  for (DType t : kAllDTypes) {
+    if (g.measured_matmul(t) <= g.peak(t)) continue;
+    const std::string type(dtype_name(t));
+    auto given = std::find_if(layers.rbegin(), layers.rend(),
+                              [&](const Node& l) { return l.has("measured_matmul") && l["measured_matmul"].has(type); });
+    const Node& where = given != layers.rend() ? (*given)["measured_matmul"][type] : layers.back();
+    where.fail("measured matmul rate exceeds the dense peak of " + type,
+               "give the rate a GEMM benchmark measured (dense), below peak." + type);
+  }
   if (g.vector_flops[static_cast<std::size_t>(DType::kFp32)] == 0)
     g.vector_flops[static_cast<std::size_t>(DType::kFp32)] = g.vector_fp32_flops;
   return g;
