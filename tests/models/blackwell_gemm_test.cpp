@@ -8,19 +8,29 @@
 
 using namespace exasim;
 
-TEST_CASE("gemm: a large B200 GEMM runs near the measured MAMF and not above it") {
-  const hw::GpuSpec g = testing::catalog_gpu("B200");
+namespace {
+
+// An 8192^3 GEMM of each dtype on `gpu` (family defaults) against its measured MAMF: not above it,
+// within 20% of it (the Ampere smem-fragment bound gave 0.45 x MAMF on B200), matrix-bound on a
+// CTA-pair tile.
+void check_near_mamf(const hw::GpuSpec& g, std::initializer_list<std::pair<DType, double>> measured) {
   const models::KernelParams p = models::KernelParams::defaults_for(g);
-  // gpu_specs.yaml (ml-engineering MAMF finder, B200): bf16 1745.0, fp8 3432.5 TFLOP/s.
-  for (const auto& [dtype, mamf] : {std::pair{DType::kBf16, 1745.0e12}, std::pair{DType::kFp8, 3432.5e12}}) {
+  for (const auto& [dtype, mamf] : measured) {
     CAPTURE(dtype_name(dtype));
     const models::GemmPlan plan = models::gemm_plan(g, p, dtype, 8192, 8192, 8192);
     const double rate = plan.cost.flops / plan.cost.time_s;
     CHECK(rate <= mamf);
-    CHECK(rate > 0.8 * mamf);  // the Ampere smem-fragment bound gave 0.45 x MAMF here
+    CHECK(rate > 0.8 * mamf);
     CHECK(plan.cost.bound == models::Bound::kMatrix);
-    CHECK(plan.tile.sms == 2);  // a CTA-pair tile
+    CHECK(plan.tile.sms == 2);
   }
+}
+
+}  // namespace
+
+TEST_CASE("gemm: a large B200 GEMM runs near the measured MAMF and not above it") {
+  // gpu_specs.yaml (ml-engineering MAMF finder, B200): bf16 1745.0, fp8 3432.5 TFLOP/s.
+  check_near_mamf(testing::catalog_gpu("B200"), {{DType::kBf16, 1745.0e12}, {DType::kFp8, 3432.5e12}});
 }
 
 // The same family's GPUs reach different fractions of their peaks: GB200's MAMF is 0.729 of its
@@ -29,19 +39,12 @@ TEST_CASE("gemm: a large B200 GEMM runs near the measured MAMF and not above it"
 // GB200 measures.
 TEST_CASE("gemm: a large GB200 GEMM runs near GB200's own measured MAMF, not B200's fraction of its peak") {
   const hw::GpuSpec g = testing::catalog_gpu("GB200");
-  const models::KernelParams p = models::KernelParams::defaults_for(g);
-  for (const auto& [dtype, mamf] : {std::pair{DType::kBf16, 1822.0e12}, std::pair{DType::kFp8, 3615.6e12}}) {
-    CAPTURE(dtype_name(dtype));
-    const models::GemmPlan plan = models::gemm_plan(g, p, dtype, 8192, 8192, 8192);
-    const double rate = plan.cost.flops / plan.cost.time_s;
-    CHECK(rate <= mamf);
-    CHECK(rate > 0.8 * mamf);
-  }
+  check_near_mamf(g, {{DType::kBf16, 1822.0e12}, {DType::kFp8, 3615.6e12}});
   // Without its measurement the GPU falls back to the family's fraction (0.776, B200 rounded), 6.5% faster.
   hw::GpuSpec unmeasured = g;
   unmeasured.measured_matmul_flops = {};
   const double family = models::KernelParams::defaults_for(unmeasured).matrix_efficiency;
-  CHECK(family / p.matrix_efficiency == doctest::Approx(0.776 / (1822.0 / 2500)).epsilon(1e-9));
+  CHECK(family / models::KernelParams::defaults_for(g).matrix_efficiency == doctest::Approx(0.776 / (1822.0 / 2500)).epsilon(1e-9));
 }
 
 TEST_CASE("gemm: NVFP4 operands carry one e4m3 scale per 16 values") {
