@@ -114,6 +114,12 @@ std::vector<Field> gpu_fields(const Catalog& cat, const std::string& name) {
     const std::string dt(dtype_name(t));
     f.push_back(quantity("/peak_flop_per_s/" + dt, "peak " + dt + " (dense)", g.peak(t), Dimension::kFlopRate));
   }
+  for (DType t : kAllDTypes) {
+    if (g.measured_matmul(t) <= 0) continue;
+    const std::string dt(dtype_name(t));
+    f.push_back(quantity("/measured_matmul_flop_per_s/" + dt, "measured matmul " + dt + " (MAMF)", g.measured_matmul(t),
+                         Dimension::kFlopRate));
+  }
   f.push_back(quantity("/vector_fp32_flop_per_s", "vector fp32", g.vector_fp32_flops, Dimension::kFlopRate));
   f.push_back(quantity("/hbm_capacity_bytes", "HBM capacity", g.hbm_capacity_bytes, Dimension::kBytes));
   f.push_back(quantity("/hbm_bandwidth_bytes_per_s", "HBM bandwidth", g.hbm_bandwidth, Dimension::kBandwidth));

@@ -76,6 +76,8 @@ TEST_CASE("cli: hw show --json gives SI values") {
   CHECK(j["hbm_capacity_bytes"].get<double>() >= 80e9);
   CHECK(j["hbm_capacity_bytes"].get<double>() <= 80 * 1024.0 * 1024.0 * 1024.0);
   CHECK(j["peak_flop_per_s"]["bf16"].get<double>() == doctest::Approx(312e12));
+  CHECK(j["measured_matmul_flop_per_s"]["bf16"].get<double>() == doctest::Approx(271.2e12));  // gpu_specs.yaml MAMF
+  CHECK_FALSE(j["measured_matmul_flop_per_s"].contains("fp8"));  // no fp8 path on A100
   CHECK(j["tdp_w"].get<double>() == doctest::Approx(400));
   CHECK(j["sm_count"].get<int>() == 108);
   CHECK(j["node_fabric"] == "nvswitch-a100");
