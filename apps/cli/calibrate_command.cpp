@@ -24,6 +24,7 @@
 #include "models/calibration/calibration_file.hpp"
 #include "models/calibration/kernel_calibration.hpp"
 #include "models/calibration/vidur_op_table.hpp"
+#include "models/calibration/tile_agreement.hpp"
 #include "models/kernel/gemm_model.hpp"
 
 namespace exasim::cli {
@@ -108,7 +109,8 @@ void print_params(std::ostream& out, const models::KernelCalibration& c) {
 void write_residuals(const std::string& path, const hw::GpuSpec& gpu, const models::KernelCalibration& c) {
   std::ofstream f(path);
   if (!f) throw IoError("cannot write the residuals", {path, 0, ""}, "check the folder exists and is writable");
-  f << "set,source,op,tp,tokens,m,n,k,batch,rows,cols,measured_us,predicted_us,error,bound,tile,split_k\n";
+  f << "set,source,op,tp,tokens,m,n,k,batch,rows,cols,measured_us,predicted_us,error,bound,tile,split_k,library_tile,"
+       "library_split_k\n";
   f.precision(6);
   for (const auto* set : {&c.fit_set, &c.held_out}) {
     for (const models::KernelSample& s : *set) {
@@ -123,8 +125,9 @@ void write_residuals(const std::string& path, const hw::GpuSpec& gpu, const mode
       }
       f << (set == &c.fit_set ? "fit" : "held_out") << ',' << s.source << ',' << s.op << ',' << s.tp << ',' << s.tokens
         << ',' << s.m << ',' << s.n << ',' << s.k << ',' << s.batch << ',' << s.rows << ',' << s.cols << ','
-        << s.time_s * 1e6 << ',' << t * 1e6 << ',' << t / s.time_s - 1 << ',' << bound << ',' << tile << ',' << split
-        << '\n';
+        << s.time_s * 1e6 << ',' << t * 1e6 << ',' << t / s.time_s - 1 << ',' << bound << ',' << tile << ',' << split << ','
+        << (s.library_tile_m > 0 ? std::to_string(s.library_tile_m) + "x" + std::to_string(s.library_tile_n) : "") << ','
+        << (s.library_split_k > 0 ? std::to_string(s.library_split_k) : "") << '\n';
     }
   }
   if (!f) throw IoError("cannot write the residuals", {path, 0, ""}, "check the disk has room");
@@ -160,6 +163,12 @@ int calibrate_gpu(const Context& ctx, const CalibrateOptions& o, const std::stri
                     {"datasheet roofline", models::accuracy_table(gemms, models::datasheet_params(), roof)},
                     {"family default", models::accuracy_table(gemms, c.family, tile)},
                     {"uncalibrated", models::accuracy_table(gemms, c.uncalibrated, tile)}});
+    if (const models::TileAgreement a = models::tile_agreement(gpu, c.fitted, gemms); a.compared > 0) {
+      out << which << ", tile choice: the model picks the library's tile on " << a.same_tile << " of " << a.compared
+          << " GEMMs (" << fmt_percent(double(a.same_tile) / a.compared, 1) << "; tile and split-K: " << a.same_split
+          << "); its mean absolute error there " << fmt_percent(a.error_same, 1) << ", elsewhere "
+          << fmt_percent(a.error_other, 1) << "\n\n";
+    }
     print_accuracy(out, which + ", memory-bound ops", mems,
                    {{"tile model", models::accuracy_table(mems, c.fitted, tile)},
                     {"family default", models::accuracy_table(mems, c.family, tile)},
@@ -229,6 +238,11 @@ std::vector<models::KernelSample> profile_gpu_samples(const hw::Profile& profile
     s.m = dim("m", 0), s.n = dim("n", 0), s.k = dim("k", 0), s.batch = dim("batch", 1);
     s.tokens = s.m;
     s.time_s = m.time_s.median;
+    auto chosen = [&](const char* k) {
+      auto it = m.library.find(k);
+      return it == m.library.end() ? 0 : static_cast<int>(it->second);
+    };
+    s.library_tile_m = chosen("tile_m"), s.library_tile_n = chosen("tile_n"), s.library_split_k = chosen("split_k");
     if (s.m > 0 && s.n > 0 && s.k > 0) out.push_back(s);
   }
   return out;

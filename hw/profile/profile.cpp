@@ -132,6 +132,7 @@ Measurement read_measurement(const At& a, const std::vector<ProfileDevice>& devi
   if (a.has("bytes")) m.bytes = a.child("bytes").nonnegative();
   m.repeats = a.child("repeats").integer(1);
   m.time_s = read_times(a.child("time_s"));
+  if (a.has("library")) m.library = number_map(a.child("library"));
   return m;
 }
 
@@ -167,7 +168,7 @@ json device_json(const ProfileDevice& d) {
 }
 
 json measurement_json(const Measurement& m) {
-  return {{"suite", m.suite},
+  json j = {{"suite", m.suite},
           {"op", m.op},
           {"device", m.device},
           {"dtype", m.dtype},
@@ -178,6 +179,8 @@ json measurement_json(const Measurement& m) {
           {"bytes", m.bytes},
           {"repeats", m.repeats},
           {"time_s", {{"min", m.time_s.min}, {"median", m.time_s.median}, {"max", m.time_s.max}}}};
+  if (!m.library.empty()) j["library"] = m.library;
+  return j;
 }
 
 }  // namespace

@@ -51,6 +51,9 @@ struct Measurement {
   double bytes = 0;
   int repeats = 0;
   TimeStats time_s;
+  // What the library chose, where the runner can ask it (optional): for cuBLASLt GEMMs tile_id,
+  // tile_m, tile_n (the output tile, hw/profile/cublaslt_tiles.hpp) and split_k.
+  std::map<std::string, double> library;
 };
 
 struct Profile {

@@ -26,6 +26,9 @@ struct KernelSample {
   MemoryOp memory_op = MemoryOp::kElementwise;
   double rows = 0, cols = 0;
   double time_s = 0;   // measured (median of repeats)
+  // kGemm, where the measurement says (exasim-bench profiles): the output tile and split-K the
+  // library's heuristic chose; 0 = unknown.
+  int library_tile_m = 0, library_tile_n = 0, library_split_k = 0;
 };
 
 // Model-predicted time of a sample, through the tile-level models.

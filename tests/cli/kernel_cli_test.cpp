@@ -134,7 +134,9 @@ TEST_CASE("cli: calibrate fits Vidur tables, reports held-out error and baseline
   std::istringstream csv(slurp(residuals));
   std::string line;
   std::getline(csv, line);
-  CHECK(line == "set,source,op,tp,tokens,m,n,k,batch,rows,cols,measured_us,predicted_us,error,bound,tile,split_k");
+  CHECK(line ==
+        "set,source,op,tp,tokens,m,n,k,batch,rows,cols,measured_us,predicted_us,error,bound,tile,split_k,library_tile,"
+        "library_split_k");
   int rows = 0, held_gemms = 0;
   double held_abs = 0;
   while (std::getline(csv, line)) {
@@ -166,6 +168,68 @@ TEST_CASE("cli: calibrate fits Vidur tables, reports held-out error and baseline
   REQUIRE(printed > 0);
   CHECK(100 * held_abs / held_gemms == doctest::Approx(printed).epsilon(0.01));
   fs::remove(residuals);
+}
+
+// An exasim-bench GPU profile whose GEMMs record cuBLASLt's tile: the calibration says how often the
+// model picks the library's tile. Four GEMMs: the library's tile is set to what the model picks on
+// the first two (read back from `exasim calibrate --residuals` of the same profile) and to another
+// on the last two, so the count is known: 2 of 4.
+TEST_CASE("cli: calibrate on a GPU profile reports how often the model picks the library's tile") {
+  namespace fs = std::filesystem;
+  const std::string profile = (fs::temp_directory_path() / "exasim_cli_gpu_profile.json").string();
+  const std::string residuals = (fs::temp_directory_path() / "exasim_cli_gpu_residuals.csv").string();
+  const std::string out = (fs::temp_directory_path() / "exasim_cli_gpu_cal.yaml").string();
+  const int shapes[4][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {2048, 8192, 4096}, {1024, 1024, 4096}};
+  auto write = [&](const std::vector<std::string>& tiles) {
+    nlohmann::json p = {{"schema_version", 1}, {"tool", "exasim-bench test"}, {"date", "2026-12-03T00:00:00Z"},
+                        {"host", {{"hostname", "h"}, {"cpu_model", "c"}}},
+                        {"devices", {{{"index", 0}, {"kind", "gpu"}, {"name", "A100-SXM4-80GB"}, {"compute_units", 108},
+                                      {"clock_hz", 1.41e9}, {"memory_bytes", 8.0e10}, {"l2_bytes", 4.0e7}}}}};
+    nlohmann::json ms = nlohmann::json::array();
+    for (int i = 0; i < 4; ++i) {
+      const double m = shapes[i][0], n = shapes[i][1], k = shapes[i][2], t = 2 * m * n * k / 250e12;
+      nlohmann::json j = {{"suite", "gemm"}, {"op", "gemm"}, {"device", 0}, {"dtype", "bf16"},
+                          {"shape", {{"m", m}, {"n", n}, {"k", k}, {"batch", 1}}}, {"repeats", 5},
+                          {"time_s", {{"min", t}, {"median", t}, {"max", t}}}};
+      if (!tiles.empty()) {
+        const auto x = tiles[i].find('x');
+        j["library"] = {{"tile_id", 1}, {"tile_m", std::stoi(tiles[i].substr(0, x))},
+                        {"tile_n", std::stoi(tiles[i].substr(x + 1))}, {"split_k", 1}};
+      }
+      ms.push_back(j);
+    }
+    p["measurements"] = ms;
+    std::ofstream(profile) << p.dump(1);
+  };
+  // Without the library's choice: no tile line, and the residuals give the model's tiles.
+  write({});
+  const Result plain = run("calibrate '" + profile + "' --starts 2 -o '" + out + "' --residuals '" + residuals + "'");
+  INFO("output: ", plain.output);
+  REQUIRE(plain.status == 0);
+  CHECK_FALSE(contains(plain.output, "tile choice"));
+  std::vector<std::string> model_tiles;
+  std::istringstream csv(slurp(residuals));
+  std::string line;
+  std::getline(csv, line);
+  while (std::getline(csv, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+    REQUIRE(f.size() >= 17);
+    CHECK_FALSE(f[16].empty());  // the model's split-K
+    model_tiles.push_back(f[15]);
+  }
+  REQUIRE(model_tiles.size() == 4);
+  // The rows come back in profile order (fit set = every sample of a profile).
+  std::vector<std::string> library = {model_tiles[0], model_tiles[1], model_tiles[2] == "16x128" ? "32x128" : "16x128",
+                                      model_tiles[3] == "16x128" ? "32x128" : "16x128"};
+  write(library);
+  const Result r = run("calibrate '" + profile + "' --starts 2 -o '" + out + "' --residuals '" + residuals + "'");
+  INFO("output: ", r.output);
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.output, "tile choice: the model picks the library's tile on 2 of 4 GEMMs (50.0%"));
+  CHECK(contains(slurp(residuals), "," + library[2] + ",1\n"));
+  fs::remove(profile), fs::remove(residuals), fs::remove(out);
 }
 
 TEST_CASE("cli: calibrate errors are one clean line") {

@@ -70,6 +70,17 @@ TEST_CASE("profile: a written profile reads back field for field") {
   CHECK(q.notes == std::vector<std::string>{"no CUDA GPU visible"});
 }
 
+TEST_CASE("profile: the library's choice (cuBLASLt tile, split-K) reads back, and is left out when unknown") {
+  std::string with = kGood;
+  with.insert(with.rfind('}'), R"(, "library": {"tile_id": 18, "tile_m": 128, "tile_n": 64, "split_k": 2})");
+  const Profile p = parse_profile(profile_text(with), "p.json");
+  REQUIRE(p.measurements.size() == 1);
+  CHECK(p.measurements[0].library.at("tile_m") == 128);
+  const Profile q = parse_profile(profile_to_json(p), "round-trip.json");
+  CHECK(q.measurements[0].library == p.measurements[0].library);
+  CHECK_FALSE(contains(profile_to_json(parse_profile(profile_text(kGood), "p.json")), "library"));
+}
+
 TEST_CASE("profile: a missing field is named with its JSON path") {
   std::string body = kGood;
   body.replace(body.find("\"median\": 3.5e-6, "), 18, "");

@@ -1,12 +1,16 @@
 // cuBLASLt GEMM sweep: D[m,n] = A[m,k] B[k,n] in the "TN" layout (A stored k-major, as FP8 requires;
 // the same layout for every dtype), over shapes from decode (m = 1 token) to training sizes and
 // dtypes fp32, tf32 (fp32 data, TF32 tensor cores), fp16, bf16 and fp8 (E4M3 in, bf16 out; compute
-// capability 8.9 and later). The heuristic's first algorithm is timed, as a framework would run it.
+// capability 8.9 and later). The heuristic's first algorithm is timed, as a framework would run it,
+// and its tile and split-K are recorded (Measurement::library) for the kernel calibration to compare
+// with the tile the model picks.
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -14,6 +18,7 @@
 
 #include "hw/bench/cuda/cuda_suites.hpp"
 #include "hw/bench/cuda/cuda_timing.hpp"
+#include "hw/profile/cublaslt_tiles.hpp"
 
 namespace exasim::bench::cuda {
 
@@ -102,6 +107,26 @@ struct LtPlan {
   }
 };
 
+// The chosen algorithm's output tile and split-K, where cuBLASLt says (empty otherwise).
+std::map<std::string, double> chosen_tile(const cublasLtMatmulAlgo_t& algo) {
+  std::map<std::string, double> out;
+  std::uint32_t tile = 0;
+  std::int32_t split = 1;
+  std::size_t written = 0;
+  if (cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &written) ==
+          CUBLAS_STATUS_SUCCESS && written == sizeof tile) {
+    out["tile_id"] = tile;
+    if (const auto shape = hw::cublaslt_tile_shape(static_cast<int>(tile))) {
+      out["tile_m"] = shape->first;
+      out["tile_n"] = shape->second;
+    }
+  }
+  if (cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &split, sizeof split, &written) ==
+          CUBLAS_STATUS_SUCCESS && written == sizeof split)
+    out["split_k"] = split;
+  return out;
+}
+
 hw::Measurement measurement(const hw::ProfileDevice& dev, const Shape& sh, const GemmType& ty, const Timed& r) {
   hw::Measurement m;
   m.suite = "gemm";
@@ -137,7 +162,9 @@ bool time_gemm(Recorder& rec, const hw::ProfileDevice& dev, cublasLtHandle_t lt,
                                          d.ptr, plan.ld, &plan.heuristic.algo, workspace.ptr, workspace.count, stream));
       },
       stream, plan_for(rec.options.quick));
-  rec.add(measurement(dev, sh, ty, r));
+  hw::Measurement m = measurement(dev, sh, ty, r);
+  m.library = chosen_tile(plan.heuristic.algo);
+  rec.add(m);
   return true;
 }
 
