@@ -158,12 +158,16 @@ int Estimator::fewest_recompute_layers(Candidate c, double margin) {
   c.recompute_layers = 0;
   c.recompute = models::Recompute::kNone;
   if (memory(c).peak_bytes <= usable) return 0;
+  // Memory falls as N grows (a recomputed layer keeps only its input): bisect for the fewest N
+  // below the chunk's width that fits; none (0) when only every layer does.
   c.recompute = models::Recompute::kFull;
-  for (int n = 1; n < widest; ++n) {
-    c.recompute_layers = n;
-    if (memory(c).peak_bytes <= usable) return n;
+  int lo = 1, hi = widest;  // hi: fits (every layer recomputed) or the sentinel "none below widest"
+  while (lo < hi) {
+    c.recompute_layers = (lo + hi) / 2;
+    if (memory(c).peak_bytes <= usable) hi = c.recompute_layers;
+    else lo = c.recompute_layers + 1;
   }
-  return 0;
+  return lo < widest ? lo : 0;
 }
 
 double Estimator::policy_activation_bytes(const Candidate& c, models::Recompute policy) {

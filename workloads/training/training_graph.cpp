@@ -94,7 +94,6 @@ std::vector<Segment> Lowering::segments(const std::vector<Op>& ops, const std::s
       c.beside = op.group == CommGroup::kContext || op.async;
       c.tensor_group = op.group == CommGroup::kTensor;
       c.feeds_next = userbuffers && op.comm == sim::CommKind::kAllGather && !op.async;
-      c.after_previous = op.async;
       out.push_back(c);
       continue;
     }

@@ -20,8 +20,7 @@ namespace exasim::workloads::lowering {
 struct Segment {
   bool is_comm = false;
   bool is_host = false;  // host work beside the kernel before it (time = its duration)
-  bool beside = false;  // comm that always runs beside the kernel before it (the CP ring)
-  bool after_previous = false;  // and starts only once the kernels before that one are done (async TP)
+  bool beside = false;  // comm that always runs beside the kernel before it (the CP ring, async backward TP)
   bool tensor_group = false;    // a TP collective: beside its kernels under tp_comm_overlap
   bool feeds_next = false;      // a userbuffers all-gather: beside the GEMM after it (its consumer)
   bool pipelined = false;       // starts with a GEMM that userbuffers split into chunks
