@@ -63,8 +63,17 @@ double window_of(const KernelOptions& o) {
   return o.window;
 }
 
+// Grouped-query attention: each key/value head serves a whole group of query heads.
+void check_kv_heads(const KernelOptions& o) {
+  if (o.kv_heads == 0) return;  // default: one per query head
+  if (!(o.kv_heads > 0) || o.kv_heads > o.heads || std::fmod(o.heads, o.kv_heads) != 0)
+    bad("--kv-heads", "--kv-heads must divide --heads (" + std::to_string(static_cast<long long>(o.heads)) + ")",
+        "e.g. --kv-heads 8 for 64 query heads, or omit it for multi-head attention");
+}
+
 models::AttentionShape attention_shape(const KernelOptions& o, const std::string& op) {
   need(o.seq, "--seq", op), need(o.heads, "--heads", op), need(o.head_dim, "--head-dim", op), need(o.batch, "--batch", op);
+  check_kv_heads(o);
   models::AttentionShape s;
   s.batch = o.batch, s.seq_q = o.seq, s.seq_kv = o.context > 0 ? o.context : o.seq;
   s.heads = o.heads, s.kv_heads = o.kv_heads, s.head_dim = o.head_dim, s.causal = !o.no_causal;
@@ -82,6 +91,7 @@ Answer run_op(const hw::GpuSpec& g, const models::KernelParams& p, DType t, cons
   if (op == "attention_decode") {
     need(o.context, "--context", op), need(o.heads, "--heads", op), need(o.head_dim, "--head-dim", op);
     need(o.batch, "--batch", op);
+    check_kv_heads(o);
     // A sliding-window layer reads only the window's latest KV tokens.
     const double context = window_of(o) > 0 ? std::min(o.context, o.window) : o.context;
     models::DecodeShape s{o.batch, context, o.heads, o.kv_heads, o.head_dim, o.block};

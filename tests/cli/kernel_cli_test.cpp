@@ -105,6 +105,14 @@ TEST_CASE("cli: kernel errors are one clean line") {
   check_clean_error(run("kernel --gpu A100-SXM4-80GB --op gemm --m 1 --n 1 --k 1 --calibration /no/such.yaml"));
   const Result r = run("kernel --gpu A100-SXM4-80GB --op gemm --m 128 --n 128");
   CHECK(contains(r.output, "--k"));
+  // Grouped-query attention: the key/value heads divide the query heads.
+  for (const char* kv : {"5", "64", "-2"}) {
+    const std::string shape = std::string(" --heads 32 --kv-heads ") + kv + " --head-dim 128";
+    const Result prefill = run("kernel --gpu H100-SXM5-80GB --op attention_prefill --batch 1 --seq 1024" + shape);
+    check_clean_error(prefill);
+    CHECK(contains(prefill.output, "--kv-heads"));
+    check_clean_error(run("kernel --gpu H100-SXM5-80GB --op attention_decode --batch 1 --context 1024" + shape));
+  }
 }
 
 TEST_CASE("cli: calibrate fits Vidur tables, reports held-out error and baselines, writes the file") {

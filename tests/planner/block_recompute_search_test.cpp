@@ -21,7 +21,7 @@ std::string tight_yaml(const std::string& space) {
   return R"(
 name: block-recompute
 cluster: {gpu: A100-SXM4-80GB, gpus_per_node: 8, nodes: 1, intra_node: nvswitch-a100}
-model: {layers: 48, hidden: 7168, heads: 56, ffn: 28672, vocab: 51200}
+model: {layers: 48, hidden: 7168, heads: 56, ffn: 28672, vocab: 51200, max_seq_len: 8192}
 training: {seq_len: 8192, global_batch: 32, micro_batch: 1, precision: bf16, attention_kernel: flash,
            parallelism: {tp: 2, pp: 4, dp: 1, sequence_parallel: true}, zero: 1, recompute: full}
 plan_space: )" + space + "\n";

@@ -114,7 +114,9 @@ TEST_CASE("moe: plans Megatron-Core cannot run are refused with the reason") {
   TrainingConfig no_sp = moe_config(2, 8, 8);
   no_sp.parallelism.sequence_parallel = false;
   CHECK_THROWS_WITH_AS(TrainingPlan(m, no_sp, 16, 8), doctest::Contains("sequence parallelism"), PlanError);
-  CHECK_THROWS_WITH_AS(TrainingPlan(testing::gpt(4, 1024, 16), moe_config(1, 2, 8), 8, 8),
+  ModelSpec dense = testing::gpt(4, 1024, 16);
+  dense.max_seq_len = moe_config(1, 2, 8).seq_len;
+  CHECK_THROWS_WITH_AS(TrainingPlan(dense, moe_config(1, 2, 8), 8, 8),
                        doctest::Contains("mixture-of-experts"), PlanError);
 }
 
@@ -270,6 +272,7 @@ TEST_CASE("moe: the all-to-alls wait for their tokens and the experts for them, 
   const topologies::Cluster cluster = testing::dgx_a100_node();
   const models::KernelParams k = models::KernelParams::defaults_for(cluster.gpu);
   TrainingConfig c = moe_config(1, 8, 8);
+  m.max_seq_len = c.seq_len;
   auto run = [&](bool overlap) {
     c.tp_comm_overlap = overlap;
     return simulate_training({TrainingPlan(m, c, 8, 8), cluster, k, {}, {}});

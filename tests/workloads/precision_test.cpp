@@ -42,6 +42,7 @@ TEST_CASE("the unfused cross entropy moves the logits' bytes of each PyTorch pas
   // cast back (4 + e) backward: x (e + 36) + x (12 + e). The fused kernel: one pass each way.
   ModelSpec model = testing::gpt(2, 2048, 16);
   model.vocab = 131072;
+  model.max_seq_len = 4096;
   TrainingConfig cfg = testing::config(2, 1, 1, 1);
   cfg.seq_len = 4096;
   auto loss_bytes = [&](bool fused) {

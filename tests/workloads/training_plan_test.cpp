@@ -34,6 +34,17 @@ TEST_CASE("divisibility and GPU count") {
   CHECK(rejection(m, testing::config(8, 1, 1, 8), 8, 4).find("spans more than one node") != std::string::npos);
 }
 
+TEST_CASE("a learned position table bounds the sequence, rotary positions do not") {
+  ModelSpec m = testing::gpt(24, 2304, 24);  // learned positions, max_seq_len 2048
+  TrainingConfig c = testing::config(1, 1, 8, 8);
+  c.seq_len = 2048;
+  CHECK(rejection(m, c, 8).empty());
+  c.seq_len = 4096;
+  CHECK(rejection(m, c, 8).find("training.seq_len: seq_len 4096 exceeds the 2048 positions") == 0);
+  m.position = PositionKind::kRope;
+  CHECK(rejection(m, c, 8).empty());
+}
+
 TEST_CASE("micro-batches and rank layout follow Megatron's order") {
   const ModelSpec m = testing::gpt(24, 2304, 24);
   const TrainingPlan plan(m, testing::config(2, 3, 4, 96, 2), 24, 8);

@@ -27,7 +27,8 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
   if (uneven == 0 && m.layers % (p.pp * p.vpp) != 0)
     reject(p.vpp > 1 ? "training.parallelism.vpp" : "training.parallelism.pp",
            (p.vpp > 1 ? "pp*vpp = " + str(p.pp * p.vpp) : "pp " + str(p.pp)) + " does not divide the " + str(m.layers) + " layers",
-           "choose pp among the divisors of " + str(m.layers) + ", or give first_stage_layers and last_stage_layers");
+           std::string(p.vpp > 1 ? "choose pp*vpp" : "choose pp") + " among the divisors of " + str(m.layers) +
+               ", or give first_stage_layers and last_stage_layers");
   const int middle = p.pp * p.vpp - 2;
   if (uneven > 0 && (middle <= 0 || (m.layers - uneven) <= 0 || (m.layers - uneven) % middle != 0))
     reject("training.first_stage_layers", "the " + str(m.layers - uneven) + " layers left after the first and last stage do not split evenly over the " +
@@ -48,6 +49,12 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
     reject("training.parallelism.cp", "context parallelism " + str(p.cp) + " with sliding-window attention (window " +
                std::to_string(m.sliding_window) + ") is not modelled: the ring would skip the blocks outside the window",
            "set cp: 1");
+  // Learned positions index a table of max_seq_len rows (Megatron asserts max_position_embeddings
+  // >= seq_length); rotary positions have no table, so a longer sequence is the user's choice.
+  if (m.position == PositionKind::kLearned && m.max_seq_len > 0 && c.seq_len > m.max_seq_len)
+    reject("training.seq_len", "seq_len " + str(c.seq_len) + " exceeds the " + std::to_string(m.max_seq_len) +
+               " positions of the model's learned position table (model.max_seq_len)",
+           "use seq_len <= " + std::to_string(m.max_seq_len) + " or raise model.max_seq_len");
   if (p.cp > 1 && c.seq_len % (2 * p.cp) != 0)
     reject("training.parallelism.cp", "seq_len " + str(c.seq_len) + " does not split into 2*cp = " + str(2 * p.cp) +
                " equal chunks (Megatron's load-balanced causal split)", "use a seq_len that is a multiple of " + str(2 * p.cp));
