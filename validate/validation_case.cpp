@@ -97,8 +97,15 @@ Node merge_nodes(const Node& base, const Node& over) {
 
 std::vector<ValidationCase> load_cases(const std::string& path) {
   const Node root = config::load_file(path);
-  root.check_keys({"source", "defaults", "cases"});
+  root.check_keys({"source", "choices", "defaults", "cases"});
   const std::string source = root.has("source") ? root["source"].as_string() : "";
+  auto strings = [](const Node& list) {
+    if (!list.is_sequence()) list.fail("choices must be a list of strings", "one item per choice: - \"micro_batch 1 (not stated)\"");
+    std::vector<std::string> out;
+    for (std::size_t k = 0; k < list.size(); ++k) out.push_back(list.at(k).as_string());
+    return out;
+  };
+  const std::vector<std::string> shared = root.has("choices") ? strings(root["choices"]) : std::vector<std::string>{};
   const Node cases = root.required("cases");
   if (!cases.is_sequence()) cases.fail("cases must be a list");
   std::vector<ValidationCase> out;
@@ -108,10 +115,13 @@ std::vector<ValidationCase> load_cases(const std::string& path) {
     ValidationCase v;
     v.id = c.required("id").as_string();
     v.source = source;
+    v.file = path;
     v.scenario = merge_nodes(root["defaults"], c.required("scenario"));
     v.measured = c.required("measured");
+    v.choices = shared;
+    v.shared_choices = shared.size();
     if (c.has("choices"))
-      for (std::size_t k = 0; k < c["choices"].size(); ++k) v.choices.push_back(c["choices"].at(k).as_string());
+      for (auto& s : strings(c["choices"])) v.choices.push_back(std::move(s));
     out.push_back(std::move(v));
   }
   return out;

@@ -1,6 +1,7 @@
 #pragma once
 // Published measurements as validation cases (validate/cases/*.yaml). A case file has
 //   source: <citation>
+//   choices: [what every case of the file assumes where the source is silent]
 //   defaults: <scenario mapping shared by its cases>
 //   cases: [{id, scenario: <mapping merged over defaults>, measured: {...}, choices: [...]}]
 // measured holds one of iteration_time_s, tokens_per_s, or tflops_per_gpu with flop_formula.
@@ -15,9 +16,11 @@ namespace exasim::validate {
 struct ValidationCase {
   std::string id;
   std::string source;
+  std::string file;                // the case file it came from
   config::Node scenario;           // defaults merged with the case's own keys
   config::Node measured;
-  std::vector<std::string> choices;  // what the scenario chose where the source is silent
+  std::vector<std::string> choices;  // what the scenario chose where the source is silent: the
+  std::size_t shared_choices = 0;    // file's (this many, first), then the case's own
 };
 
 struct CaseResult {

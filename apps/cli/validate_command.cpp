@@ -1,4 +1,5 @@
 // `exasim validate [CASES...]`: simulate published runs and print predicted vs measured.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +23,7 @@ struct ValidateOptions {
   std::string json_path;
   double max_mape = 0;                 // > 0: fail when the mean absolute error exceeds it (percent)
   double max_error = 0;                // > 0: fail when any case exceeds it (percent)
+  bool choices = false;                // list what each case assumes where its source is silent
 };
 
 std::vector<std::string> case_files(const std::string& dir) {
@@ -52,6 +54,23 @@ std::vector<validate::ValidationCase> select_cases(const ValidateOptions& o, con
   return out;
 }
 
+// What the cases assume where their sources are silent: each file's shared choices once, then
+// the choices of its single cases.
+void print_choices(const std::vector<validate::ValidationCase>& cases) {
+  std::cout << "\nChoices where the sources are silent:\n";
+  std::string file;
+  for (const auto& c : cases) {
+    if (c.file != file) {
+      file = c.file;
+      const auto n = std::count_if(cases.begin(), cases.end(), [&](const auto& o) { return o.file == file; });
+      std::cout << "\n" << fs::path(file).filename().string() << " (" << n << (n == 1 ? " case" : " cases") << "): " << c.source << "\n";
+      for (std::size_t i = 0; i < c.shared_choices; ++i) std::cout << "  - " << c.choices[i] << "\n";
+      if (c.shared_choices == 0) std::cout << "  (none stated for the whole file)\n";
+    }
+    for (std::size_t i = c.shared_choices; i < c.choices.size(); ++i) std::cout << "  " << c.id << ": " << c.choices[i] << "\n";
+  }
+}
+
 // Serving cases have no iteration time: their cells stay empty.
 std::string iteration(double seconds) { return seconds > 0 ? fmt_fixed(seconds, 3) : "-"; }
 
@@ -72,12 +91,13 @@ int validate_cases(const Context& ctx, const ValidateOptions& o) {
     worst = std::max(worst, std::fabs(r.error));
     rows.push_back({{"id", r.id}, {"metric", r.metric}, {"measured", r.measured_value}, {"predicted", r.predicted_value},
                     {"measured_iteration_s", r.measured_iteration_s}, {"predicted_iteration_s", r.predicted_iteration_s},
-                    {"error", r.error}, {"choices", c.choices}});
+                    {"error", r.error}, {"source", c.source}, {"choices", c.choices}});
   }
   const double mape = sum / static_cast<double>(cases.size());
   t.print(std::cout);
   std::cout << "\n" << cases.size() << " cases: mean absolute error " << fmt_percent(mape, 1) << ", worst "
             << fmt_percent(worst, 1) << "\n";
+  if (o.choices) print_choices(cases);
   if (!o.json_path.empty()) {
     std::ofstream out(o.json_path);
     if (!out) throw IoError("cannot write --json file", {o.json_path, 0, ""}, "check the folder");
@@ -96,6 +116,7 @@ void add_validate_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--json", opts->json_path, "write the results as JSON to this file");
   cmd->add_option("--max-mape", opts->max_mape, "exit 1 when the mean absolute error exceeds this many percent");
   cmd->add_option("--max-error", opts->max_error, "exit 1 when any case's error exceeds this many percent");
+  cmd->add_flag("--choices", opts->choices, "after the table, list what each case assumes where its source is silent");
   cmd->callback([&ctx, opts] { ctx.handler = [&ctx, opts] { return validate_cases(ctx, *opts); }; });
 }
 

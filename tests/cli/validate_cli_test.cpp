@@ -2,9 +2,13 @@
 // guard: the bounds sit a little above today's errors).
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
+// Before cli_runner.hpp: <sys/wait.h> defines si_value, a parameter name in hw/units.hpp.
+#include "validate/validation_case.hpp"
 #include "cli_runner.hpp"
 
 using namespace exasim::testing;
@@ -98,4 +102,43 @@ TEST_CASE("validate: every expressed training run within 10% mean absolute error
 // The training issue's bound on Megatron-LM SC'21 (Tables 1 and 2, 22 runs): 4.62% mean today.
 TEST_CASE("validate: Megatron-LM SC'21 Tables 1 and 2 within 5% mean") {
   check_within({"megatron-sc21-table1.yaml", "megatron-sc21-table2.yaml"}, "5", "13", 22);
+}
+
+// The issue asks for each case's choices where its source is silent: every case file states
+// them (as `choices:`), and `exasim validate` reports them with the results.
+TEST_CASE("validate: every case states its choices, and --choices and --json report them") {
+  namespace fs = std::filesystem;
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(std::string(EXASIM_SOURCE_DIR) + "/validate/cases")) {
+    if (e.path().extension() != ".yaml") continue;
+    ++files;
+    for (const auto& c : exasim::validate::load_cases(e.path().string())) {
+      INFO(c.id);
+      CHECK(c.shared_choices > 0);
+      CHECK(c.choices.size() >= c.shared_choices);
+    }
+  }
+  CHECK(files >= 18);
+  const std::string json = (fs::temp_directory_path() / "exasim_validate_choices.json").string();
+  const CliResult r = run_cli("validate megatron-v1 --choices --json '" + json + "'");
+  INFO("output: ", r.output);
+  CHECK(r.status == 0);
+  CHECK(contains(r.output, "Choices where the sources are silent:"));
+  CHECK(contains(r.output, "megatron-v1.yaml (2 cases)"));
+  CHECK(contains(r.output, "  - DGX-2H: V100 SXM3 32 GB"));
+  std::ifstream in(json);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(contains(text, "\"choices\": ["));
+  CHECK(contains(text, "activation checkpointing after every layer"));
+  fs::remove(json);
+}
+
+TEST_CASE("validate: a case file's choices must be a list") {
+  namespace fs = std::filesystem;
+  const fs::path file = fs::temp_directory_path() / "exasim_bad_choices.yaml";
+  std::ofstream(file) << "source: test\nchoices: micro_batch 1\ncases: []\n";
+  const CliResult r = run_cli("validate '" + file.string() + "'");
+  check_clean_error(r);
+  CHECK(contains(r.output, "choices"));
+  fs::remove(file);
 }
