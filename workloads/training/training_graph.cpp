@@ -269,7 +269,7 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
     else emit(s.embed_fwd, stage, kForwardTask, pass);
     for (int l = 0; l < static_cast<int>(s.fwd.size()); ++l) {
       if (gathers) emit_gathered_layer(s.fwd[l], stage, first_layer + l, 0, pass);
-      else emit_layer(s.fwd[l], stage, kForwardTask, pass, Shards::kGather);
+      else emit_layer(s.fwd[l], stage, first_layer + l, kForwardTask, pass, Shards::kGather);
     }
     emit(s.head_fwd, stage, kForwardTask, pass);
     return pass;
@@ -277,8 +277,8 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
   emit(s.head_bwd, stage, kBackwardTask, pass);
   for (int l = layers - 1; l >= 0; --l) {
     const bool recomputes = !s.rec[l].empty();
-    emit_layer(s.rec[l], stage, kRecomputeTask, pass, Shards::kGather);
-    emit_layer(s.bwd[l], stage, kBackwardTask, pass, recomputes ? Shards::kReduce : Shards::kGatherAndReduce);
+    emit_layer(s.rec[l], stage, first_layer + l, kRecomputeTask, pass, Shards::kGather);
+    emit_layer(s.bwd[l], stage, first_layer + l, kBackwardTask, pass, recomputes ? Shards::kReduce : Shards::kGatherAndReduce);
     if (!split_weight_) layer_grad_ready_[stage][first_layer + l] = pass.last;
   }
   emit(s.embed_bwd, stage, kBackwardTask, pass);
@@ -290,23 +290,38 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
 // next layer starting as this one starts (prefetch depth one: two layers' weights gathered at
 // most), and a backward reduce-scatters its gradients right away (Rajbhandari et al., SC'20,
 // Section 5.3: 3 x Psi per step). A full recompute gathers the weights that its backward then
-// uses, as FSDP and DeepSpeed keep them (not a fourth collective per layer).
-void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass,
+// uses, as FSDP and DeepSpeed keep them (not a fourth collective per layer). A mixture-of-experts
+// layer's routed experts are sharded over their own replicas (the expert-data-parallel group, as
+// Megatron-FSDP and torchtitan's FSDP2 with expert parallelism shard them): a second gather and
+// reduce-scatter over that group, after the dense one on the same stream.
+void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, int layer, std::uint16_t category, Pass& pass,
                           Shards shards) {
-  const bool sharded = plan_.config().zero >= 3 && plan_.shard_size() > 1 && !segs.empty();
+  const bool sharded = plan_.config().zero >= 3 && !segs.empty() &&
+                       (plan_.shard_size() > 1 || (plan_.expert_replicas() > 1 && plan_.model().is_moe_layer(layer)));
   if (!sharded) {
     emit(segs, stage, category, pass);
     return;
   }
-  const double weight_bytes = plan_.model().layer_parameter_count() / plan_.par().tp * 2;
+  SharedParameters params = layer_parameters(plan_, layer);
+  if (plan_.shard_size() <= 1) params.dense = 0;
+  if (plan_.expert_replicas() <= 1) params.expert = 0;
   if (shards == Shards::kReduce) {
     emit(segs, stage, category, pass);
-    reduce_layer_gradients(stage, weight_bytes / 2, pass);
+    reduce_layer_gradients(stage, params, pass);
     return;
   }
   const bool backward = shards == Shards::kGatherAndReduce;
-  const sim::TaskId gather = dp_collective(stage, out_.stages[stage].dp_gather, sim::CommKind::kAllGather,
-                                           weight_bytes, backward ? "fsdp gather (bwd)" : "fsdp gather (fwd)", Over::kShard);
+  const std::string label = backward ? "fsdp gather (bwd)" : "fsdp gather (fwd)";
+  sim::TaskId gather = sim::kNone, dense_gather = sim::kNone;
+  if (params.dense > 0)
+    gather = dense_gather = dp_collective(stage, out_.stages[stage].dp_gather, sim::CommKind::kAllGather, params.dense * 2, label, Over::kShard);
+  if (params.expert > 0) {
+    gather = dp_collective(stage, out_.stages[stage].dp_gather, sim::CommKind::kAllGather, params.expert * 2,
+                           "fsdp expert " + label.substr(5), Over::kExperts);
+    if (dense_gather != sim::kNone) out_.graph.add_dependency(dense_gather, gather);
+  }
+  const sim::TaskId first_gather = dense_gather != sim::kNone ? dense_gather : gather;
+  const double weight_bytes = params.total() * 2;
   if (offloads_params()) {
     // ZeRO-Infinity (Rajbhandari et al., SC'21): the GPU's shard of the layer lives in host memory
     // (or on the node's NVMe drives, which its GPUs share) and crosses PCIe before the gather; it
@@ -319,18 +334,18 @@ void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, std::uint
     t.category = kOffloadTask;
     const sim::TaskId fetch = out_.graph.add_task(t);
     if (gather_gate_[stage] != sim::kNone) out_.graph.add_dependency(gather_gate_[stage], fetch);
-    out_.graph.add_dependency(fetch, gather);
+    out_.graph.add_dependency(fetch, first_gather);
   }
-  if (gather_gate_[stage] != sim::kNone) out_.graph.add_dependency(gather_gate_[stage], gather);
+  if (gather_gate_[stage] != sim::kNone) out_.graph.add_dependency(gather_gate_[stage], first_gather);
   const sim::TaskId before_layer = pass.last;
-  Pass layer{sim::kNone, pass.last};  // chained after the pass so far; `first` is the layer's first task
-  emit(segs, stage, category, layer);
-  if (pass.first == sim::kNone) pass.first = layer.first;
-  pass.last = layer.last;
-  out_.graph.add_dependency(gather, layer.first);
+  Pass part{sim::kNone, pass.last};  // chained after the pass so far; `first` is the layer's first task
+  emit(segs, stage, category, part);
+  if (pass.first == sim::kNone) pass.first = part.first;
+  pass.last = part.last;
+  out_.graph.add_dependency(gather, part.first);
   // The next gather may start as this layer starts: once the layer before it has freed its weights.
   if (before_layer != sim::kNone) gather_gate_[stage] = before_layer;
-  if (backward) reduce_layer_gradients(stage, weight_bytes / 2, pass);
+  if (backward) reduce_layer_gradients(stage, params, pass);
 }
 
 // Megatron-Core's --overlap-param-gather: the distributed optimizer's all-gather of the updated
@@ -364,11 +379,20 @@ void Lowering::emit_gathered_layer(const std::vector<Segment>& segs, int stage, 
   pass.last = part.last;
 }
 
-void Lowering::reduce_layer_gradients(int stage, double params, const Pass& pass) {
-  const sim::TaskId done = reduce_gradients(stage, params, pass.last, "fsdp reduce-scatter grads");
-  if (done != sim::kNone) {
+void Lowering::reduce_layer_gradients(int stage, const SharedParameters& params, const Pass& pass) {
+  if (params.dense > 0) {
+    const sim::TaskId done = reduce_gradients(stage, params.dense, pass.last, "fsdp reduce-scatter grads");
+    if (done != sim::kNone) {
+      sharded_reductions_[stage].push_back(done);
+      sharded_params_[stage].push_back(params.dense);
+    }
+  }
+  if (params.expert > 0) {  // 16-bit expert gradients over the experts' replicas
+    const sim::TaskId done = dp_collective(stage, out_.stages[stage].dp_comm, sim::CommKind::kReduceScatter, params.expert * 2,
+                                           "fsdp expert reduce-scatter grads", Over::kExperts);
+    out_.graph.add_dependency(pass.last, done);
     sharded_reductions_[stage].push_back(done);
-    sharded_params_[stage].push_back(params);
+    sharded_params_[stage].push_back(params.expert);
   }
 }
 

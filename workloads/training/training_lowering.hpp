@@ -12,6 +12,7 @@
 
 #include "workloads/training/pipeline_schedule.hpp"
 #include "workloads/training/training_graph.hpp"
+#include "workloads/training/training_memory.hpp"
 #include "workloads/training/transformer_ops.hpp"
 
 namespace exasim::workloads::lowering {
@@ -57,8 +58,8 @@ class Lowering {
   // What a layer's pass does with its ZeRO-3 sharded weights: gather them first (a forward, or a
   // recompute that the backward then reuses), reduce-scatter the gradients after, or both.
   enum class Shards { kGather, kReduce, kGatherAndReduce };
-  void emit_layer(const std::vector<Segment>& segs, int stage, std::uint16_t category, Pass& pass, Shards shards);
-  void reduce_layer_gradients(int stage, double params, const Pass& pass);
+  void emit_layer(const std::vector<Segment>& segs, int stage, int layer, std::uint16_t category, Pass& pass, Shards shards);
+  void reduce_layer_gradients(int stage, const SharedParameters& params, const Pass& pass);
   // Which of a stage's data-parallel groups: all ranks holding the same weights (dp x cp), one
   // hybrid-sharding group of them, the groups' first members (their replicas), or the ranks
   // holding the same routed experts.

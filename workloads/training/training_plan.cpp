@@ -105,8 +105,6 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
     if (p.tp > 1 && !p.sequence_parallel)
       reject("training.parallelism.sequence_parallel", "mixture-of-experts layers with tp > 1 need sequence parallelism",
              "set sequence_parallel: true (Megatron-Core requires it)");
-    if (c.zero >= 3)
-      reject("training.zero", "ZeRO-3 with mixture-of-experts layers is not simulated yet", "use zero: 0..2");
     if (c.offload != "none")
       reject("training.offload", "offload with mixture-of-experts layers is not simulated yet", "use offload: none");
   }

@@ -1,0 +1,124 @@
+// ZeRO-3 (FSDP) with expert parallelism: the dense weights shard over the data-parallel group, the
+// routed experts over their own replicas (the expert-data-parallel group), as Megatron-FSDP and
+// torchtitan's FSDP2 with EP lay them out. Checked against the ZeRO paper's figures (Rajbhandari
+// et al., SC'20: 3 Psi of traffic per step, 16 Psi / N_d of model states) applied to each group,
+// with Mixtral 8x7B's parameters counted by hand.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <string>
+
+#include "training_fixture.hpp"
+#include "workloads/model/model_config.hpp"
+#include "workloads/training/training_graph.hpp"
+#include "workloads/training/training_memory.hpp"
+#include "workloads/training/training_plan.hpp"
+#include "workloads/training/training_simulation.hpp"
+
+using namespace exasim;
+using namespace exasim::workloads;
+
+namespace {
+
+// Mixtral 8x7B by hand: hidden 4096, 32 query / 8 KV heads of 128, 8 SwiGLU experts of 14336,
+// RMSNorm, no biases, vocab 32000 untied.
+constexpr double kH = 4096, kF = 14336, kE = 8, kLayers = 32, kVocab = 32000;
+constexpr double kAttention = kH * (kH + 2 * 8 * 128) + kH * kH;  // QKV and output projections
+constexpr double kDenseLayer = kAttention + 2 * kH + kH * kE;    // + two norms + the router
+constexpr double kExpert = 3 * kH * kF;                           // gate, up, down
+
+ModelSpec mixtral() { return resolve_model(config::load_string("mixtral-8x7b", "<test>"), testing::catalog(), "."); }
+
+// 8 GPUs: dp 8, ep 4, so each GPU holds 2 experts a layer and shares them with one other GPU.
+TrainingConfig zero3(int micro_batches) {
+  TrainingConfig c = testing::config(1, 1, 8, 8 * micro_batches);
+  c.seq_len = 4096;
+  c.parallelism.ep = 4;
+  c.attention = AttentionKernel::kFlash;
+  c.zero = 3;
+  return c;
+}
+
+struct Traffic {
+  int count = 0;
+  double bytes = 0;
+  std::size_t group = 0;
+};
+
+}  // namespace
+
+TEST_CASE("moe zero-3: every layer gathers its dense weights over dp and its experts over their replicas, 3 Psi a micro-batch") {
+  const ModelSpec m = mixtral();
+  const TrainingPlan plan(m, zero3(2), 8, 8);
+  REQUIRE(plan.expert_replicas() == 2);
+  const topologies::Cluster cluster = testing::ideal_cluster(1, 8);
+  const TrainingGraph g = build_training_graph(plan, {cluster.gpu, models::KernelParams::defaults_for(cluster.gpu)});
+  std::map<std::string, Traffic> by_label;
+  for (const auto& t : g.graph.tasks()) {
+    if (t.comm_op == sim::kNone) continue;
+    const std::string label(g.graph.label(t.label));
+    if (!label.starts_with("fsdp")) continue;
+    Traffic& x = by_label[label];
+    ++x.count;
+    x.bytes = g.comm_ops[t.comm_op].bytes;
+    x.group = g.comm_ops[t.comm_op].ranks.size();
+  }
+  const int per_iteration = static_cast<int>(kLayers) * 2;  // a layer per micro-batch
+  for (const char* dense : {"fsdp gather (fwd)", "fsdp gather (bwd)", "fsdp reduce-scatter grads"}) {
+    INFO(dense);
+    CHECK(by_label[dense].count == per_iteration);
+    CHECK(by_label[dense].bytes == doctest::Approx(2 * kDenseLayer));
+    CHECK(by_label[dense].group == 8);
+  }
+  for (const char* expert : {"fsdp expert gather (fwd)", "fsdp expert gather (bwd)", "fsdp expert reduce-scatter grads"}) {
+    INFO(expert);
+    CHECK(by_label[expert].count == per_iteration);
+    CHECK(by_label[expert].bytes == doctest::Approx(2 * (kE / 4) * kExpert));
+    CHECK(by_label[expert].group == 2);
+  }
+}
+
+TEST_CASE("moe zero-3: model states per GPU are 16 Psi over each group's size, and the step runs") {
+  const ModelSpec m = mixtral();
+  const TrainingPlan plan(m, zero3(2), 8, 8);
+  const StageMemory s = training_memory(plan).stages[0];
+  // Dense: every layer's dense weights, the embedding, the LM head and the final norm, over 8.
+  const double dense = kLayers * kDenseLayer + 2 * kVocab * kH + kH;
+  const double experts = kLayers * (kE / 4) * kExpert;  // this GPU's experts, over their 2 replicas
+  const double owned = dense / 8 + experts / 2;
+  CHECK(s.weights == doctest::Approx(2 * owned));
+  CHECK(s.gradients == doctest::Approx(2 * owned));
+  CHECK(s.optimizer == doctest::Approx(12 * owned));
+
+  // ZeRO-3 holds less than ZeRO-1: its 16-bit weights and gradients are sharded too.
+  TrainingConfig one = zero3(2);
+  one.zero = 1;
+  const StageMemory s1 = training_memory(TrainingPlan(m, one, 8, 8)).stages[0];
+  CHECK(s1.weights == doctest::Approx(2 * (dense + experts)));  // unsharded
+  CHECK(s.total() < s1.total());
+}
+
+TEST_CASE("moe zero-3: experts with a single replica (ep = dp) stay whole; the step runs end to end") {
+  ModelSpec m = mixtral();
+  m.layers = 4;  // to fit 80 GB
+  TrainingConfig c = zero3(2);
+  c.parallelism.ep = 8;
+  const TrainingPlan plan(m, c, 8, 8);
+  REQUIRE(plan.expert_replicas() == 1);
+  const StageMemory s = training_memory(plan).stages[0];
+  const double dense = 4 * kDenseLayer + 2 * kVocab * kH + kH, experts = 4 * (kE / 8) * kExpert;
+  CHECK(s.weights == doctest::Approx(2 * (dense / 8 + experts)));
+  const topologies::Cluster cluster = testing::dgx_a100_node();
+  const TrainingGraph g = build_training_graph(plan, {cluster.gpu, models::KernelParams::defaults_for(cluster.gpu)});
+  int dense_gathers = 0, expert_collectives = 0;
+  for (const auto& t : g.graph.tasks()) {
+    const std::string label(g.graph.label(t.label));
+    dense_gathers += label.starts_with("fsdp gather");
+    expert_collectives += label.starts_with("fsdp expert");
+  }
+  CHECK(dense_gathers == 4 * 2 * 2);  // layers x micro-batches x (forward, backward)
+  CHECK(expert_collectives == 0);
+  const auto r = simulate_training({plan, cluster, models::KernelParams::defaults_for(cluster.gpu), {}, {}});
+  CHECK(r.iteration_time_s > 0);
+  CHECK(r.memory.peak().total() == doctest::Approx(s.total()));
+}
