@@ -98,7 +98,7 @@ TEST_CASE("moe zero-3: model states per GPU are 16 Psi over each group's size, a
   CHECK(s.total() < s1.total());
 }
 
-TEST_CASE("moe zero-3: experts with a single replica (ep = dp) stay whole; the step runs end to end") {
+TEST_CASE("moe zero-3: experts with a single replica (ep = dp) stay whole, and the step runs end to end") {
   ModelSpec m = mixtral();
   m.layers = 4;  // to fit 80 GB
   TrainingConfig c = zero3(2);

@@ -211,8 +211,17 @@ Estimate Estimator::estimate(const Candidate& c) {
   const std::string& offload = offload_modes()[c.offload];
   const topologies::HostSide* host = in_.cluster.host ? &*in_.cluster.host : nullptr;
   const double fetch = c.offload >= 2 && host ? x.layer_bytes / weight_replicas(c) / param_fetch_rate(*host, offload) : 0;
-  x.f = std::max({lc.layer_fwd.time, gather, fetch});
-  x.b = std::max({lc.layer_bwd.time, gather, fetch});
+  double fwd = lc.layer_fwd.time, bwd = lc.layer_bwd.time;
+  if (c.zero >= 3) {
+    // A layer's compute shares its SMs with the collectives beside it (NCCL's channels): the next
+    // layer's gather, and in a backward also this layer's reduce-scatter.
+    const double share = std::min(in_.calibration.collective.collective_sms / std::max(1, gpu.sm_count), 0.75);
+    const double rs = layer_collective(x, comm_, sim::CommKind::kReduceScatter, x.grad_layer_bytes());
+    if (fwd > 0) fwd /= 1 - share * std::min(1.0, gather / fwd);
+    if (bwd > 0) bwd /= 1 - std::min(0.75, share * (std::min(1.0, gather / bwd) + std::min(1.0, rs / bwd)));
+  }
+  x.f = std::max({fwd, gather, fetch});
+  x.b = std::max({bwd, gather, fetch});
   const std::vector<StageLoad> loads = stage_loads(x);
   const int pp = c.pp;
   const double send =
