@@ -60,6 +60,7 @@ void print_summary(std::ostream& out, const workloads::Scenario& s, const worklo
   t.add_row({"  weights / grads / optimizer", fmt(m.weights, Dimension::kBytes) + " / " + fmt(m.gradients, Dimension::kBytes) +
                                                   " / " + fmt(m.optimizer, Dimension::kBytes)});
   t.add_row({"  activations", fmt(m.activations, Dimension::kBytes) + " (" + std::to_string(m.in_flight) + " micro-batches)"});
+  if (m.gathered > 0) t.add_row({"  gathered layers (ZeRO-3)", fmt(m.gathered, Dimension::kBytes)});
   t.add_row({"  NCCL buffers / fragmentation", fmt(m.buffers, Dimension::kBytes) + " / " + fmt(m.fragmentation, Dimension::kBytes)});
   t.add_row({"power (cluster, IT)", fmt(r.power_avg_w, Dimension::kPower) + " (" + fmt(r.gpu_power_w, Dimension::kPower) + " per GPU)"});
   t.add_row({"energy per token", fmt(r.energy_per_token_j, Dimension::kEnergy)});

@@ -2,7 +2,8 @@
 // routed experts over their own replicas (the expert-data-parallel group), as Megatron-FSDP and
 // torchtitan's FSDP2 with EP lay them out. Checked against the ZeRO paper's figures (Rajbhandari
 // et al., SC'20: 3 Psi of traffic per step, 16 Psi / N_d of model states) applied to each group,
-// with Mixtral 8x7B's parameters counted by hand.
+// and FSDP's gathered layers beside them, with Mixtral 8x7B's and Llama-2-7B's parameters counted
+// by hand.
 #include <doctest/doctest.h>
 
 #include <map>
@@ -89,6 +90,9 @@ TEST_CASE("moe zero-3: model states per GPU are 16 Psi over each group's size, a
   CHECK(s.weights == doctest::Approx(2 * owned));
   CHECK(s.gradients == doctest::Approx(2 * owned));
   CHECK(s.optimizer == doctest::Approx(12 * owned));
+  // Beside the shards: the layer computed and the one prefetched, whole, and one layer's gradients
+  // before their reduce-scatter (FSDP's per-block wrap): 3 x 2 B x (dense + this GPU's 2 experts).
+  CHECK(s.gathered == doctest::Approx(3 * 2 * (kDenseLayer + (kE / 4) * kExpert)));
 
   // ZeRO-3 holds less than ZeRO-1: its 16-bit weights and gradients are sharded too.
   TrainingConfig one = zero3(2);
@@ -108,6 +112,7 @@ TEST_CASE("moe zero-3: experts with a single replica (ep = dp) stay whole, and t
   const StageMemory s = training_memory(plan).stages[0];
   const double dense = 4 * kDenseLayer + 2 * kVocab * kH + kH, experts = 4 * (kE / 8) * kExpert;
   CHECK(s.weights == doctest::Approx(2 * (dense / 8 + experts)));
+  CHECK(s.gathered == doctest::Approx(3 * 2 * kDenseLayer));  // only the dense part is sharded
   const topologies::Cluster cluster = testing::dgx_a100_node();
   const TrainingGraph g = build_training_graph(plan, {cluster.gpu, models::KernelParams::defaults_for(cluster.gpu)});
   int dense_gathers = 0, expert_collectives = 0;
@@ -121,4 +126,23 @@ TEST_CASE("moe zero-3: experts with a single replica (ep = dp) stay whole, and t
   const auto r = simulate_training({plan, cluster, models::KernelParams::defaults_for(cluster.gpu), {}, {}});
   CHECK(r.iteration_time_s > 0);
   CHECK(r.memory.peak().total() == doctest::Approx(s.total()));
+}
+
+TEST_CASE("zero-3 gathered layers: with the optimizer on the host only the two gathered layers' weights stay, with the parameters there none") {
+  // Llama-2-7B by hand: 32 layers, hidden 4096, 32 heads, SwiGLU ffn 11008, RMSNorm, no biases.
+  ModelSpec m = resolve_model(config::load_string("llama2-7b", "<test>"), testing::catalog(), ".");
+  const double layer = 4 * 4096.0 * 4096 + 3 * 4096.0 * 11008 + 2 * 4096;
+  TrainingConfig c = testing::config(1, 1, 8, 8);
+  c.zero = 3;
+  c.attention = AttentionKernel::kFlash;
+  CHECK(training_memory(TrainingPlan(m, c, 8, 8)).stages[0].gathered == doctest::Approx(3 * 2 * layer));
+  c.offload = "optimizer-cpu";  // gradients stream to the host bucket by bucket (counted as gradients)
+  CHECK(training_memory(TrainingPlan(m, c, 8, 8)).stages[0].gathered == doctest::Approx(2 * 2 * layer));
+  c.offload = "params-cpu";  // ZeRO-Infinity: the gathered layers are the GPU's weights
+  const StageMemory infinity = training_memory(TrainingPlan(m, c, 8, 8)).stages[0];
+  CHECK(infinity.gathered == 0);
+  CHECK(infinity.weights == doctest::Approx(2 * 2 * layer));
+  c.offload = "none";
+  c.zero = 2;  // nothing gathered
+  CHECK(training_memory(TrainingPlan(m, c, 8, 8)).stages[0].gathered == 0);
 }

@@ -47,6 +47,12 @@ StageWeights stage_weights(const ModelNumbers& m, const Candidate& c, int stage)
       w.widest_chunk = std::max(w.widest_chunk, n);
       w.dense += m.range_dense(first, n, c.tp);
       w.experts += m.range_experts(first, n, c.ep, c.etp);
+      // Dense layers and routed ones (their dense part and their experts), where sharded.
+      const bool dense_sharded = weight_replicas(c) > 1, experts_sharded = expert_replicas(c) > 1;
+      if (n > 0 && first < m.dense_leading && dense_sharded) w.widest_sharded_layer = std::max(w.widest_sharded_layer, m.dense_layer / c.tp);
+      if (n > 0 && first + n > m.dense_leading)
+        w.widest_sharded_layer = std::max(w.widest_sharded_layer, (dense_sharded ? m.routed_base / c.tp + m.routed_whole : 0) +
+                                                                      (experts_sharded ? m.routed_experts / (c.ep * c.etp) : 0));
     }
     first += n;
   }
@@ -115,8 +121,9 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
     Parallelism par;
     par.tp = c.tp, par.pp = c.pp, par.dp = c.dp, par.cp = c.cp, par.ep = c.ep, par.etp = c.etp;
     const double buffers = communication_buffer_bytes(par, 1, m.moe);  // plan search: one shard group
-    const double total = states.weights + states.gradients + states.optimizer + act + buffers +
-                         kAllocatorFragmentation * (act + buffers);
+    const double gathered = c.zero >= 3 ? sharded_layer_bytes(sw.widest_sharded_layer, c.offload >= 2, c.offload > 0) : 0;
+    const double total = states.weights + states.gradients + states.optimizer + act + gathered + buffers +
+                         kAllocatorFragmentation * (act + gathered + buffers);
     if (total > best.peak_bytes) {
       best = {total, s, states.weights, states.gradients, states.optimizer, act};
     }

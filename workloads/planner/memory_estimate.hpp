@@ -56,6 +56,7 @@ int virtual_stage_layers(const Candidate& c, int layers, int v);
 struct StageWeights {
   int layers = 0, widest_chunk = 0;
   double dense = 0, experts = 0;
+  double widest_sharded_layer = 0;  // ZeRO-3: the widest layer's parameters that are sharded, per GPU
 };
 StageWeights stage_weights(const ModelNumbers& m, const Candidate& c, int stage);
 

@@ -137,6 +137,10 @@ double communication_buffer_bytes(const Parallelism& p, int weight_shard_groups,
   return communicators * kNcclBytesPerCommunicator;
 }
 
+double sharded_layer_bytes(double layer_params, bool weights_offloaded, bool gradients_offloaded) {
+  return (weights_offloaded ? 0 : 2 * 2 * layer_params) + (gradients_offloaded ? 0 : 2 * layer_params);
+}
+
 MemoryReport training_memory(const TrainingPlan& plan) {
   const TrainingConfig& c = plan.config();
   const double act_layer = layer_activation_bytes(plan);
@@ -176,13 +180,24 @@ MemoryReport training_memory(const TrainingPlan& plan) {
       // the layer being computed and the one being prefetched, gathered.
       if (c.offload == "params-cpu" || c.offload == "nvme") mem.weights = 2 * 2 * layer;
     }
+    if (c.zero >= 3) {
+      double widest = 0;  // the widest sharded layer of the stage, per GPU
+      for (int k = 0; k < plan.chunks(); ++k)
+        for (int l = 0; l < plan.layers_in(s, k); ++l) {
+          SharedParameters lp = layer_parameters(plan, plan.first_layer(s, k) + l);
+          if (plan.shard_size() <= 1) lp.dense = 0;
+          if (plan.expert_replicas() <= 1) lp.expert = 0;
+          widest = std::max(widest, lp.total());
+        }
+      mem.gathered = sharded_layer_bytes(widest, c.offload == "params-cpu" || c.offload == "nvme", c.offload != "none");
+    }
     mem.in_flight = in_flight_micro_batches(plan, s);
     double widest_chunk = 0;  // chunks may differ under an uneven split: bound by the widest
     for (int k = 0; k < plan.chunks(); ++k) widest_chunk = std::max(widest_chunk, chunk_activation_bytes(plan.layers_in(s, k)));
     mem.activations = widest_chunk * in_flight_chunks(plan, s);
     if (s == plan.par().pp - 1) mem.activations += head_activation_bytes(plan);
     mem.buffers = communication_buffer_bytes(plan.par(), plan.shard_replicas(), plan.model().moe.has_value());
-    mem.fragmentation = kAllocatorFragmentation * (mem.activations + mem.buffers);
+    mem.fragmentation = kAllocatorFragmentation * (mem.activations + mem.gathered + mem.buffers);
     r.stages.push_back(mem);
     if (mem.total() > r.stages[r.peak_stage].total()) r.peak_stage = s;
   }

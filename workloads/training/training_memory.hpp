@@ -1,7 +1,8 @@
 #pragma once
 // Memory per GPU of a training plan, stage by stage: model states by ZeRO stage (ZeRO paper),
-// activations by Korthikanti et al. times the micro-batches a schedule keeps in flight, NCCL's
-// communication buffers and the allocator's fragmentation (stated estimates below).
+// activations by Korthikanti et al. times the micro-batches a schedule keeps in flight, ZeRO-3's
+// gathered layers, NCCL's communication buffers and the allocator's fragmentation (stated
+// estimates below).
 #include <vector>
 
 #include "workloads/training/training_plan.hpp"
@@ -14,10 +15,11 @@ struct StageMemory {
   double gradients = 0;
   double optimizer = 0;
   double activations = 0;
+  double gathered = 0;       // ZeRO-3: whole layers gathered from their shards (sharded_layer_bytes)
   double buffers = 0;        // NCCL's buffers of the communicators the GPU belongs to
   double fragmentation = 0;  // the caching allocator's reserved-but-unused share
   int in_flight = 0;      // micro-batches whose activations are held at the peak
-  double total() const { return weights + gradients + optimizer + activations + buffers + fragmentation; }
+  double total() const { return weights + gradients + optimizer + activations + gathered + buffers + fragmentation; }
 };
 
 struct MemoryReport {
@@ -56,6 +58,16 @@ SharedParameters stage_trainable_parameters(const TrainingPlan& plan, int stage)
 double layer_activation_bytes(const ModelSpec& model, const TrainingConfig& config);
 double layer_activation_bytes(const TrainingPlan& plan);
 MemoryReport training_memory(const TrainingPlan& plan);
+
+// ZeRO-3 (FSDP) keeps whole only what it is computing with: the 16-bit weights of the layer being
+// computed and of the one prefetched (two layers, as PyTorch FSDP's per-block wrap with backward
+// prefetch and exasim's lowering gather them), and in a backward that layer's 16-bit gradients
+// until they are reduce-scattered. `layer_params` is the widest such layer on the GPU (the parts
+// that are sharded: dense weights over their replicas, routed experts over theirs); the weights
+// part is dropped where they are offloaded (counted in the offloaded weights), the gradients part
+// where gradients stream to the host (counted there). The ZeRO paper's 16 Psi / N_d counts model
+// states only; DeepSpeed gathers module by module (up to stage3_max_live_parameters), holding less.
+double sharded_layer_bytes(double layer_params, bool weights_offloaded, bool gradients_offloaded);
 
 // NCCL's buffers: each communicator a GPU uses holds send and receive buffers on each of its
 // channels: 2 x 8 channels x 4 MiB (NCCL_BUFFSIZE's default, Simple protocol) = 64 MiB (estimate:

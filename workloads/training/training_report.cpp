@@ -32,6 +32,7 @@ nlohmann::json memory_json(const TrainingResult& r) {
           {"gradients", p.gradients},
           {"optimizer", p.optimizer},
           {"activations", p.activations},
+          {"gathered_layers", p.gathered},
           {"communication_buffers", p.buffers},
           {"fragmentation", p.fragmentation},
           {"capacity_per_gpu_bytes", r.memory_capacity_bytes},

@@ -119,7 +119,8 @@ MemoryReport check_training_memory(const TrainingPlan& plan, const topologies::C
     throw PlanError("does not fit: needs " + gib(p.total()) + " of " + gib(cap) + " per GPU (stage " +
                         std::to_string(mem.peak_stage) + ": weights " + gib(p.weights) + ", gradients " +
                         gib(p.gradients) + ", optimizer " + gib(p.optimizer) + ", activations " +
-                        gib(p.activations) + " for " + std::to_string(p.in_flight) + " micro-batches, NCCL buffers " +
+                        gib(p.activations) + " for " + std::to_string(p.in_flight) + " micro-batches, " +
+                        (p.gathered > 0 ? "gathered layers " + gib(p.gathered) + ", " : std::string()) + "NCCL buffers " +
                         gib(p.buffers) + ", fragmentation " + gib(p.fragmentation) + ")",
                     {"", 0, "training"},
                     plan.config().recompute_layers > 0
