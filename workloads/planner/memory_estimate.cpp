@@ -24,6 +24,7 @@ ModelNumbers ModelNumbers::of(const ModelSpec& m) {
   n.tied_copy_params = m.tied_embeddings ? static_cast<double>(m.vocab * m.hidden) : 0;
   n.hidden = static_cast<double>(m.hidden);
   n.vocab = static_cast<double>(m.vocab);
+  n.model = m;
   return n;
 }
 
@@ -106,6 +107,14 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
     if (m.moe) {
       const auto experts = models::model_state_bytes(sw.experts, c.zero, expert_replicas(c));
       states.weights += experts.weights, states.gradients += experts.gradients, states.optimizer += experts.optimizer;
+    }
+    if (base.lora) {  // training_memory(): frozen 16-bit weights, and the adapters' full states
+      const double adapters_params = sw.layers * lora_layer_parameters(m.model, *base.lora, c.tp);
+      const auto adapters = models::model_state_bytes(adapters_params, c.zero, weight_replicas(c));
+      states.weights += adapters.weights;
+      states.gradients = adapters.gradients;
+      states.optimizer = adapters.optimizer;
+      params = adapters_params;  // what the optimizer owns
     }
     if (c.offload > 0) {  // training_memory(): the states live on the host, one layer's gradients pass through
       const double layer = m.dense_layer / c.tp;

@@ -33,6 +33,7 @@ struct ModelNumbers {
   double routed_base = 0;         // a routed layer's attention and norms, split by TP
   double routed_whole = 0;        // a routed layer's router and shared experts, on every TP rank
   double routed_experts = 0;      // a routed layer's routed experts, split by EP x ETP
+  ModelSpec model;                // for what depends on more of its shape (LoRA's adapters)
   static ModelNumbers of(const ModelSpec& m);
   // Layers [first, first + count) on one GPU: the dense part, and the routed experts.
   double range_dense(int first, int count, int tp) const;
