@@ -123,7 +123,11 @@ double exposed_gradient_sync(const Ctx& x, CommTimes& comm, const StageLoad& l, 
     exposed = std::max(0.0, double(x.m) * l.layers * bucket - x.m * l.bwd);
   } else {  // one bucket per layer, ready as the last backward passes it
     const double all = l.layers * bucket;
-    exposed = overlap ? std::max(bucket, all - (l.layers - 1) * x.b) : all;
+    // Zero-bubble schedules (ZB-H1) run the last micro-batch's weight-gradient passes at the very
+    // end, and a layer's gradients are final only after its pass: the buckets then hide behind
+    // those passes alone (about half of a backward) rather than the whole backward.
+    const double hiding = pipeline_schedules()[x.c.schedule].splits_weight_grad ? x.b / 2 : x.b;
+    exposed = overlap ? std::max(bucket, all - (l.layers - 1) * hiding) : all;
   }
   return exposed + comm.data_parallel(kind, x.c.tp, weight_replicas(x.c), x.lora_layer_params < 0 ? l.outer_params * 2 : 0.0);
 }
