@@ -1,6 +1,8 @@
 // Runs the built exasim binary and checks what users and scripts see: output, JSON fields and
 // exit codes.
 #include <doctest/doctest.h>
+
+#include "approx.hpp"
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -71,14 +73,14 @@ TEST_CASE("cli: hw show --json gives SI values") {
   const auto j = nlohmann::json::parse(r.output);
   CHECK(j["name"] == "A100-SXM4-80GB");
   CHECK(j["catalog"] == "gpu");
-  CHECK(j["hbm_bandwidth_bytes_per_s"].get<double>() == doctest::Approx(2.039e12));
+  CHECK(j["hbm_bandwidth_bytes_per_s"].get<double>() == exasim::testing::approx(2.039e12));
   // "80 GB" as marketed or 80 GiB as the device reports it: the catalog may use either.
   CHECK(j["hbm_capacity_bytes"].get<double>() >= 80e9);
   CHECK(j["hbm_capacity_bytes"].get<double>() <= 80 * 1024.0 * 1024.0 * 1024.0);
-  CHECK(j["peak_flop_per_s"]["bf16"].get<double>() == doctest::Approx(312e12));
-  CHECK(j["measured_matmul_flop_per_s"]["bf16"].get<double>() == doctest::Approx(271.2e12));  // gpu_specs.yaml MAMF
+  CHECK(j["peak_flop_per_s"]["bf16"].get<double>() == exasim::testing::approx(312e12));
+  CHECK(j["measured_matmul_flop_per_s"]["bf16"].get<double>() == exasim::testing::approx(271.2e12));  // gpu_specs.yaml MAMF
   CHECK_FALSE(j["measured_matmul_flop_per_s"].contains("fp8"));  // no fp8 path on A100
-  CHECK(j["tdp_w"].get<double>() == doctest::Approx(400));
+  CHECK(j["tdp_w"].get<double>() == exasim::testing::approx(400));
   CHECK(j["sm_count"].get<int>() == 108);
   CHECK(j["node_fabric"] == "nvswitch-a100");
 
@@ -87,7 +89,7 @@ TEST_CASE("cli: hw show --json gives SI values") {
   const auto n = nlohmann::json::parse(nic.output);
   CHECK(n["catalog"] == "nic");
   CHECK(n["kind"] == "infiniband");
-  CHECK(n["bandwidth_bytes_per_s"].get<double>() == doctest::Approx(25e9));
+  CHECK(n["bandwidth_bytes_per_s"].get<double>() == exasim::testing::approx(25e9));
   CHECK(n["latency_s"].get<double>() > 0);
 
   const Result model = run("hw show llama3.1-8b --json");

@@ -1,6 +1,8 @@
 // `exasim plan` on a training scenario: the ranked table, the explanation, and the JSON file
 // ({"plans": [...]} best first, each with its training settings and `exasim run`'s metrics).
 #include <doctest/doctest.h>
+
+#include "approx.hpp"
 #include <unistd.h>
 
 #include <filesystem>
@@ -69,7 +71,7 @@ TEST_CASE("plan: other objectives and the Pareto frontier") {
     REQUIRE(r.status == 0);
     const auto j = read_json(dir / "o.json");
     CHECK(j["objective"] == objective);
-    if (std::string(objective) == "iteration_time") CHECK(j["memory_margin"] == doctest::Approx(0.1));
+    if (std::string(objective) == "iteration_time") CHECK(j["memory_margin"] == exasim::testing::approx(0.1));
   }
   const auto r = run_cli("plan " + (dir / "small.yaml").string() + " --top 6 --objective pareto_energy --json " + (dir / "f.json").string());
   REQUIRE(r.status == 0);

@@ -1,6 +1,8 @@
 // `exasim run`: the summary, the --json keys DESIGN.md promises, and a --trace that Perfetto can
 // open (Chrome trace-event JSON: one complete event per simulated task).
 #include <doctest/doctest.h>
+
+#include "approx.hpp"
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -50,21 +52,21 @@ TEST_CASE("run: the default scenario prints its summary and writes every JSON ke
   // Internal consistency, by hand: tokens/s = global batch x seq / iteration time, and the
   // breakdown adds up to the iteration.
   const double t = j["iteration_time_s"];
-  CHECK(double(j["tokens_per_s"]) == doctest::Approx(1536.0 * 2048 / t));
+  CHECK(double(j["tokens_per_s"]) == exasim::testing::approx(1536.0 * 2048 / t));
   const auto& b = j["time_breakdown_s"];
   CHECK(double(b["compute"]) + double(b["exposed_comm"]) + double(b["bubble"]) + double(b["optimizer"]) ==
-        doctest::Approx(t));
+        exasim::testing::approx(t));
   // Cost: 1024 GPUs at $2/h plus the cluster's energy at $0.10/kWh and PUE 1.2.
   const double power_kw = double(j["power"]["avg_w"]) / 1000;
-  CHECK(double(j["cost"]["usd_per_hour"]) == doctest::Approx(1024 * 2.0 + power_kw * 1.2 * 0.10));
+  CHECK(double(j["cost"]["usd_per_hour"]) == exasim::testing::approx(1024 * 2.0 + power_kw * 1.2 * 0.10));
   const auto& m = j["memory"];
   // The peak is its parts: DESIGN.md's four plus NCCL's buffers and the allocator's fragmentation.
   CHECK(double(m["peak_per_gpu_bytes"]) ==
-        doctest::Approx(double(m["weights"]) + double(m["gradients"]) + double(m["optimizer"]) + double(m["activations"]) +
+        exasim::testing::approx(double(m["weights"]) + double(m["gradients"]) + double(m["optimizer"]) + double(m["activations"]) +
                         double(m["communication_buffers"]) + double(m["fragmentation"])));
   // tp 8, pp 16, dp 8: three communicators of 64 MiB; 5% of activations and buffers.
-  CHECK(double(m["communication_buffers"]) == doctest::Approx(3 * 64.0 * 1048576));
-  CHECK(double(m["fragmentation"]) == doctest::Approx(0.05 * (double(m["activations"]) + double(m["communication_buffers"]))));
+  CHECK(double(m["communication_buffers"]) == exasim::testing::approx(3 * 64.0 * 1048576));
+  CHECK(double(m["fragmentation"]) == exasim::testing::approx(0.05 * (double(m["activations"]) + double(m["communication_buffers"]))));
 }
 
 TEST_CASE("run: same input, same output, bit for bit") {
@@ -115,7 +117,7 @@ TEST_CASE("run: the straggler example simulates every rank, without its straggle
   REQUIRE(run_cli("run '" + scenario + "' --set 'simulation.stragglers=[]' --set simulation.all_ranks=false --json '" + sym + "'")
               .status == 0);
   const auto s = read_json(slow), e = read_json(even), y = read_json(sym);
-  CHECK(e["iteration_time_s"].get<double>() == doctest::Approx(y["iteration_time_s"].get<double>()).epsilon(1e-12));
+  CHECK(e["iteration_time_s"].get<double>() == exasim::testing::approx(y["iteration_time_s"].get<double>()).epsilon(1e-12));
   CHECK(e["simulation"]["tasks"].get<double>() > 60 * y["simulation"]["tasks"].get<double>() / 2);  // 32 ranks a stage
   // A 15% slower GPU stretches its TP group, its stage and, through the gradient reduction, the job.
   CHECK(s["iteration_time_s"].get<double>() > 1.05 * e["iteration_time_s"].get<double>());

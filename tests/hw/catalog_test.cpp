@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <string>
 
 using exasim::ConfigError;
@@ -157,28 +159,28 @@ TEST_CASE("catalog: every model has the shape keys") {
 TEST_CASE("catalog: spot checks against published figures") {
   const Catalog cat = real_catalog();
   const auto a100 = cat.gpu(ref("A100-SXM4-80GB"));
-  CHECK(a100.peak(DType::kBf16) == doctest::Approx(312e12));   // A100 datasheet, dense
+  CHECK(a100.peak(DType::kBf16) == exasim::testing::approx(312e12));   // A100 datasheet, dense
   CHECK(a100.hbm_bandwidth >= 2.0e12);                         // 2,039 GB/s
   check_marketed_gb(a100.hbm_capacity_bytes, 80);
   CHECK(a100.sm_count == 108);
   const auto h100 = cat.gpu(ref("H100-SXM5-80GB"));
   // 989 TFLOP/s dense (whitepaper 989.4), not the 1979 sparse figure.
-  CHECK(h100.peak(DType::kBf16) == doctest::Approx(989e12).epsilon(0.001));
-  CHECK(h100.hbm_bandwidth == doctest::Approx(3.35e12).epsilon(0.01));
+  CHECK(h100.peak(DType::kBf16) == exasim::testing::approx(989e12).epsilon(0.001));
+  CHECK(h100.hbm_bandwidth == exasim::testing::approx(3.35e12).epsilon(0.01));
   CHECK(h100.sm_count == 132);
-  CHECK(h100.tdp_w == doctest::Approx(700));
+  CHECK(h100.tdp_w == exasim::testing::approx(700));
   const auto h200 = cat.gpu(ref("H200-SXM-141GB"));
   check_marketed_gb(h200.hbm_capacity_bytes, 141);
-  CHECK(h200.hbm_bandwidth == doctest::Approx(4.8e12));
+  CHECK(h200.hbm_bandwidth == exasim::testing::approx(4.8e12));
   const auto mi300x = cat.gpu(ref("MI300X"));
   check_marketed_gb(mi300x.hbm_capacity_bytes, 192);
-  CHECK(mi300x.peak(DType::kBf16) == doctest::Approx(1307.4e12).epsilon(0.001));  // dense, not 2614.9 sparse
-  CHECK(cat.nic(ref("ib-hdr-200")).bandwidth == doctest::Approx(25e9));   // 200 Gb/s
-  CHECK(cat.nic(ref("ib-ndr-400")).bandwidth == doctest::Approx(50e9));   // 400 Gb/s
-  CHECK(cat.fabric(ref("nvswitch-h100")).bandwidth == doctest::Approx(450e9));  // 900 GB/s bidirectional
+  CHECK(mi300x.peak(DType::kBf16) == exasim::testing::approx(1307.4e12).epsilon(0.001));  // dense, not 2614.9 sparse
+  CHECK(cat.nic(ref("ib-hdr-200")).bandwidth == exasim::testing::approx(25e9));   // 200 Gb/s
+  CHECK(cat.nic(ref("ib-ndr-400")).bandwidth == exasim::testing::approx(50e9));   // 400 Gb/s
+  CHECK(cat.fabric(ref("nvswitch-h100")).bandwidth == exasim::testing::approx(450e9));  // 900 GB/s bidirectional
   const auto v100 = cat.gpu(ref("V100-SXM3-32GB"));
   // 640 Tensor Cores x 128 FLOP per clock (4x4x4 FMA = 64 x 2) at 1530 MHz = 125.3 TFLOP/s.
-  CHECK(v100.peak(DType::kFp16) == doctest::Approx(640.0 * 128 * 1530e6).epsilon(0.003));
+  CHECK(v100.peak(DType::kFp16) == exasim::testing::approx(640.0 * 128 * 1530e6).epsilon(0.003));
   CHECK_FALSE(v100.supports(DType::kBf16));  // Volta's tensor cores take fp16 only
   CHECK(v100.sm_count == 80);
   CHECK(cat.fabric(ref("nvswitch-v100")).max_gpus == 16);  // DGX-2
@@ -190,8 +192,8 @@ TEST_CASE("catalog: {base: NAME, ...} overrides some fields and keeps the rest")
       load_string("gpu: {base: H100-SXM5-80GB, hbm_bandwidth: 4.8 TB/s, hbm_capacity: 141 GB}\n", "scenario.yaml");
   const auto g = cat.gpu(scenario["gpu"]);
   const auto base = cat.gpu(ref("H100-SXM5-80GB"));
-  CHECK(g.hbm_bandwidth == doctest::Approx(4.8e12));
-  CHECK(g.hbm_capacity_bytes == doctest::Approx(141e9));
+  CHECK(g.hbm_bandwidth == exasim::testing::approx(4.8e12));
+  CHECK(g.hbm_capacity_bytes == exasim::testing::approx(141e9));
   CHECK(g.sm_count == base.sm_count);
   CHECK(g.peak(DType::kBf16) == base.peak(DType::kBf16));
   CHECK(g.peak_flops == base.peak_flops);
@@ -230,8 +232,8 @@ TEST_CASE("catalog: a measured matmul rate above the dense peak names the key") 
   CHECK(contains(e.what(), "exceeds the dense peak"));
   // Below the peak it is taken as given.
   const auto g = cat.gpu(load_string("gpu: {base: H100-SXM5-80GB, measured_matmul: {bf16: 700 TFLOP/s}}", "s.yaml")["gpu"]);
-  CHECK(g.measured_matmul(DType::kBf16) == doctest::Approx(700e12));
-  CHECK(g.measured_matmul(DType::kFp8) == doctest::Approx(1402.6e12));  // the catalog's, kept
+  CHECK(g.measured_matmul(DType::kBf16) == exasim::testing::approx(700e12));
+  CHECK(g.measured_matmul(DType::kFp8) == exasim::testing::approx(1402.6e12));  // the catalog's, kept
 }
 
 TEST_CASE("catalog: an unknown name suggests the closest one") {
@@ -253,7 +255,7 @@ TEST_CASE("catalog: an inline GPU missing a required key names the key") {
   const Catalog cat = real_catalog();
   const Node complete = load_string(std::string(kInlineGpu) + "  hbm_bandwidth: 3.35 TB/s\n", "scenario.yaml");
   const auto g = cat.gpu(complete["gpu"]);
-  CHECK(g.hbm_bandwidth == doctest::Approx(3.35e12));
+  CHECK(g.hbm_bandwidth == exasim::testing::approx(3.35e12));
   CHECK(cat.reference_name(complete["gpu"]) == "inline");
 
   const Node missing = load_string(kInlineGpu, "scenario.yaml");

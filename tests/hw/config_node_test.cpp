@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <string>
 
 using exasim::ConfigError;
@@ -265,7 +267,7 @@ TEST_CASE("override: sets nested keys with YAML-typed values") {
   CHECK(t["lengths"].at(2).as_int() == 3);
   REQUIRE(t["parallelism"].is_map());
   CHECK(t["parallelism"]["tp"].as_int() == 8);
-  CHECK(t["hbm"].as_quantity(Dimension::kBandwidth) == doctest::Approx(4.8e12));
+  CHECK(t["hbm"].as_quantity(Dimension::kBandwidth) == exasim::testing::approx(4.8e12));
 }
 
 TEST_CASE("override: a catalog name on the way becomes {base: NAME, key: value}") {
@@ -274,7 +276,7 @@ TEST_CASE("override: a catalog name on the way becomes {base: NAME, key: value}"
   const Node gpu = root["cluster"]["gpu"];
   REQUIRE(gpu.is_map());
   CHECK(gpu["base"].as_string() == "A100-SXM4-80GB");
-  CHECK(gpu["hbm_bandwidth"].as_quantity(Dimension::kBandwidth) == doctest::Approx(4.8e12));
+  CHECK(gpu["hbm_bandwidth"].as_quantity(Dimension::kBandwidth) == exasim::testing::approx(4.8e12));
   CHECK(gpu.keys().size() == 2);
   CHECK(root["cluster"]["nodes"].as_int() == 2);  // siblings untouched
   // A second override edits the same wrapped entry rather than wrapping it again.
@@ -286,7 +288,7 @@ TEST_CASE("override: a catalog name on the way becomes {base: NAME, key: value}"
 TEST_CASE("override: missing maps are created") {
   Node root = load_string("name: x\n", "test.yaml");
   apply_override(root, "serving.slo.ttft=500 ms");
-  CHECK(root["serving"]["slo"]["ttft"].as_quantity(Dimension::kTime) == doctest::Approx(0.5));
+  CHECK(root["serving"]["slo"]["ttft"].as_quantity(Dimension::kTime) == exasim::testing::approx(0.5));
   Node with_null = load_string("simulation:\n", "test.yaml");
   apply_override(with_null, "simulation.seed=7");
   CHECK(with_null["simulation"]["seed"].as_int() == 7);

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <array>
 #include <cmath>
 #include <string>
@@ -21,7 +23,7 @@ void expect_value(std::string_view text, Dimension d, double expected) {
   const auto v = parse(text, d, &why);
   INFO("text: \"", std::string(text), "\" why: ", why);
   REQUIRE(v.has_value());
-  CHECK(*v == doctest::Approx(expected).epsilon(1e-12));
+  CHECK(*v == exasim::testing::approx(expected).epsilon(1e-12));
 }
 
 // Expects a rejection whose reason contains `fragment`.

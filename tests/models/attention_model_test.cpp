@@ -2,6 +2,8 @@
 // of prefill, linear scaling of decode with context, causal halving, GQA, monotonicity.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <algorithm>
 
 #include "kernel_test_gpus.hpp"
@@ -25,11 +27,11 @@ TEST_CASE("attention: prefill FLOPs are 4 d per visible query-key pair") {
   const hw::GpuSpec a100 = catalog_gpu("A100-SXM4-80GB");
   const KernelParams p = calibrated_params(a100);
   const double s = 2048, h = 32, d = 128;
-  CHECK(attention_prefill(a100, p, DType::kBf16, llama_prefill(s)).flops == doctest::Approx(4 * h * d * s * (s + 1) / 2));
+  CHECK(attention_prefill(a100, p, DType::kBf16, llama_prefill(s)).flops == exasim::testing::approx(4 * h * d * s * (s + 1) / 2));
   AttentionShape full = llama_prefill(s);
   full.causal = false;
-  CHECK(attention_prefill(a100, p, DType::kBf16, full).flops == doctest::Approx(4 * h * d * s * s));
-  CHECK(attention_backward(a100, p, DType::kBf16, full).flops == doctest::Approx(2.5 * 4 * h * d * s * s));
+  CHECK(attention_prefill(a100, p, DType::kBf16, full).flops == exasim::testing::approx(4 * h * d * s * s));
+  CHECK(attention_backward(a100, p, DType::kBf16, full).flops == exasim::testing::approx(2.5 * 4 * h * d * s * s));
 }
 
 TEST_CASE("attention: prefill time scales with seq^2, causal about halves it") {
@@ -38,11 +40,11 @@ TEST_CASE("attention: prefill time scales with seq^2, causal about halves it") {
   const KernelCost s8k = attention_prefill(a100, p, DType::kBf16, llama_prefill(8192));
   const KernelCost s16k = attention_prefill(a100, p, DType::kBf16, llama_prefill(16384));
   CHECK(s8k.bound == Bound::kMatrix);
-  CHECK(s16k.time_s / s8k.time_s == doctest::Approx(4).epsilon(0.05));
+  CHECK(s16k.time_s / s8k.time_s == exasim::testing::approx(4).epsilon(0.05));
   AttentionShape full = llama_prefill(8192);
   full.causal = false;
   const KernelCost f8k = attention_prefill(a100, p, DType::kBf16, full);
-  CHECK(s8k.time_s / f8k.time_s == doctest::Approx(0.5).epsilon(0.06));
+  CHECK(s8k.time_s / f8k.time_s == exasim::testing::approx(0.5).epsilon(0.06));
   // The backward pass does 2.5x the forward's matrix work at a lower efficiency.
   const KernelCost b8k = attention_backward(a100, p, DType::kBf16, llama_prefill(8192));
   CHECK(b8k.time_s > 2.5 * s8k.time_s);
@@ -70,10 +72,10 @@ TEST_CASE("attention: decode streams the KV cache, linear in context") {
   const KernelCost b = attention_decode(a100, p, DType::kBf16, c16k);
   CHECK(a.bound == Bound::kHbm);
   // KV bytes: 2 (K and V) x sequences x KV heads x context x d x 2 B.
-  CHECK(a.bytes == doctest::Approx(2.0 * 64 * 8 * 8192 * 128 * 2 + 2.0 * 64 * 32 * 128 * 2));
+  CHECK(a.bytes == exasim::testing::approx(2.0 * 64 * 8 * 8192 * 128 * 2 + 2.0 * 64 * 32 * 128 * 2));
   const double l = p.launch_overhead_s;
-  CHECK((b.time_s - l) / (a.time_s - l) == doctest::Approx(2).epsilon(0.05));
-  CHECK(a.time_s - l == doctest::Approx(a.bytes / (a100.hbm_bandwidth * p.hbm_efficiency)).epsilon(0.05));
+  CHECK((b.time_s - l) / (a.time_s - l) == exasim::testing::approx(2).epsilon(0.05));
+  CHECK(a.time_s - l == exasim::testing::approx(a.bytes / (a100.hbm_bandwidth * p.hbm_efficiency)).epsilon(0.05));
   // GQA: 4x fewer KV heads read 4x fewer bytes.
   const DecodeShape mha{64, 8192, 32, 32, 128, 16};
   CHECK(attention_decode(a100, p, DType::kBf16, mha).time_s > 3.5 * (a.time_s - l));
@@ -121,13 +123,13 @@ TEST_CASE("attention: H100 forward near FlashAttention-3's published rate, A100 
     const AttentionShape s{16384 / seq, seq, 0, 16, 16, 128, true};
     const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
     const KernelCost h = attention_prefill(h100, KernelParams::defaults_for(h100), DType::kBf16, s);
-    CHECK(h.flops / h.time_s == doctest::Approx(640e12).epsilon(0.15));
+    CHECK(h.flops / h.time_s == exasim::testing::approx(640e12).epsilon(0.15));
     const KernelCost hb = attention_backward(h100, KernelParams::defaults_for(h100), DType::kBf16, s);
     // Its backward: 1.5-1.75x FlashAttention-2's ~300 TFLOP/s on H100, so ~450-525.
-    CHECK(hb.flops / hb.time_s == doctest::Approx(490e12).epsilon(0.15));
+    CHECK(hb.flops / hb.time_s == exasim::testing::approx(490e12).epsilon(0.15));
     const hw::GpuSpec a100 = catalog_gpu("A100-SXM4-80GB");
     const KernelCost a = attention_prefill(a100, KernelParams::defaults_for(a100), DType::kBf16, s);
-    CHECK(a.flops / a.time_s == doctest::Approx(200e12).epsilon(0.15));
+    CHECK(a.flops / a.time_s == exasim::testing::approx(200e12).epsilon(0.15));
   }
 }
 
@@ -146,8 +148,8 @@ TEST_CASE("attention: a sliding window counts min(position + 1, window) keys per
     for (const double seq_q : {8192.0, 512.0}) {
       double pairs = 0;
       for (double pos = s - seq_q; pos < s; ++pos) pairs += std::min(pos + 1, w);
-      CHECK(attention_prefill(h100, p, DType::kBf16, shape(w, seq_q)).flops == doctest::Approx(4 * h * d * pairs));
-      CHECK(attention_backward(h100, p, DType::kBf16, shape(w, seq_q)).flops == doctest::Approx(2.5 * 4 * h * d * pairs));
+      CHECK(attention_prefill(h100, p, DType::kBf16, shape(w, seq_q)).flops == exasim::testing::approx(4 * h * d * pairs));
+      CHECK(attention_backward(h100, p, DType::kBf16, shape(w, seq_q)).flops == exasim::testing::approx(2.5 * 4 * h * d * pairs));
     }
   }
   // A window as long as the sequence is plain causal attention, to the bit.

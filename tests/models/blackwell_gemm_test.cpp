@@ -2,6 +2,8 @@
 // against the measured maximum achievable matmul rate, and the NVFP4 operand bytes.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "kernel_test_gpus.hpp"
 #include "models/kernel/gemm_model.hpp"
 #include "models/kernel/kernel_models.hpp"
@@ -44,7 +46,7 @@ TEST_CASE("gemm: a large GB200 GEMM runs near GB200's own measured MAMF, not B20
   hw::GpuSpec unmeasured = g;
   unmeasured.measured_matmul_flops = {};
   const double family = models::KernelParams::defaults_for(unmeasured).matrix_efficiency;
-  CHECK(family / models::KernelParams::defaults_for(g).matrix_efficiency == doctest::Approx(0.776 / (1822.0 / 2500)).epsilon(1e-9));
+  CHECK(family / models::KernelParams::defaults_for(g).matrix_efficiency == exasim::testing::approx(0.776 / (1822.0 / 2500)).epsilon(1e-9));
 }
 
 TEST_CASE("gemm: NVFP4 operands carry one e4m3 scale per 16 values") {
@@ -53,9 +55,9 @@ TEST_CASE("gemm: NVFP4 operands carry one e4m3 scale per 16 values") {
   // One token through a 8192 x 8192 weight: the weight read decides; 4.5 bit per weight.
   const models::GemmPlan fp4 = models::gemm_plan(g, p, DType::kFp4, 1, 8192, 8192);
   const double weights = 8192.0 * 8192 * 4.5 / 8;
-  CHECK(fp4.cost.bytes == doctest::Approx(weights + 8192 * 4.5 / 8 + 8192 * 0.5).epsilon(1e-9));
+  CHECK(fp4.cost.bytes == exasim::testing::approx(weights + 8192 * 4.5 / 8 + 8192 * 0.5).epsilon(1e-9));
   // Compute-bound: the fp4 tensor rate is twice fp8's (B200 datasheet 9 vs 4.5 PFLOP/s dense).
   const double t4 = models::gemm_time(g, p, DType::kFp4, 8192, 8192, 8192).time_s;
   const double t8 = models::gemm_time(g, p, DType::kFp8, 8192, 8192, 8192).time_s;
-  CHECK(t8 / t4 == doctest::Approx(2).epsilon(0.05));
+  CHECK(t8 / t4 == exasim::testing::approx(2).epsilon(0.05));
 }

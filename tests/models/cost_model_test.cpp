@@ -2,6 +2,8 @@
 // PUE, $ per million tokens and per training run.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "models/cost/cost_config.hpp"
 #include "models/cost/cost_model.hpp"
 
@@ -16,12 +18,12 @@ TEST_CASE("cloud: GPU-hours plus facility electricity") {
   r.training_tokens = 1e12;
   // 1024 GPUs: $2048/h; 650 kW IT x 1.2 = 780 kW x $0.10 = $78/h. 150k tokens/s = 540M tokens/h.
   const CostSummary c = running_cost(r, 1024, 650e3, 150e3);
-  CHECK(c.hardware_usd_per_hour == doctest::Approx(2048));
-  CHECK(c.energy_usd_per_hour == doctest::Approx(78));
-  CHECK(c.usd_per_hour == doctest::Approx(2126));
-  CHECK(c.usd_per_million_tokens == doctest::Approx(2126 / 540.0));
-  CHECK(c.training_run_hours == doctest::Approx(1e12 / 540e6));
-  CHECK(c.training_run_usd == doctest::Approx(1e12 / 540e6 * 2126));
+  CHECK(c.hardware_usd_per_hour == exasim::testing::approx(2048));
+  CHECK(c.energy_usd_per_hour == exasim::testing::approx(78));
+  CHECK(c.usd_per_hour == exasim::testing::approx(2126));
+  CHECK(c.usd_per_million_tokens == exasim::testing::approx(2126 / 540.0));
+  CHECK(c.training_run_hours == exasim::testing::approx(1e12 / 540e6));
+  CHECK(c.training_run_usd == exasim::testing::approx(1e12 / 540e6 * 2126));
 }
 
 TEST_CASE("owned: capex over the lifetime plus opex, per GPU") {
@@ -31,11 +33,11 @@ TEST_CASE("owned: capex over the lifetime plus opex, per GPU") {
   const CostRates r = read_cost_rates(n);
   REQUIRE(r.owned);
   // (44000 / 4 + 1500) / 8766 h = 12500 / 8766 = $1.426 per GPU-hour.
-  CHECK(hardware_usd_per_gpu_hour(r) == doctest::Approx(12500.0 / 8766));
+  CHECK(hardware_usd_per_gpu_hour(r) == exasim::testing::approx(12500.0 / 8766));
   const CostSummary c = running_cost(r, 16384, 25e6, 2.0e6);
-  CHECK(c.hardware_usd_per_hour == doctest::Approx(16384 * 12500.0 / 8766));
-  CHECK(c.energy_usd_per_hour == doctest::Approx(25e3 * 1.3 * 0.08));
-  CHECK(c.training_run_hours == doctest::Approx(15e12 / (2.0e6 * 3600)));
+  CHECK(c.hardware_usd_per_hour == exasim::testing::approx(16384 * 12500.0 / 8766));
+  CHECK(c.energy_usd_per_hour == exasim::testing::approx(25e3 * 1.3 * 0.08));
+  CHECK(c.training_run_hours == exasim::testing::approx(15e12 / (2.0e6 * 3600)));
 }
 
 TEST_CASE("the cost section keeps its old keys and rejects mixed pricing") {

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <cmath>
 #include <string>
 
@@ -181,16 +183,16 @@ TEST_CASE("cpu calibration: the calibration file reads back what was fitted") {
   const LoadedCpuCalibration back = read_cpu_calibration(exasim::config::load_string(text, "calib.yaml")["cpu"]);
   CHECK(back.spec.cores == 2);
   CHECK(back.spec.simd_width_bits == 512);
-  CHECK(back.spec.base_clock_hz == doctest::Approx(2.5e9));
+  CHECK(back.spec.base_clock_hz == exasim::testing::approx(2.5e9));
   CHECK(back.params.all_threads == 2);
   CpuParams fitted = c.params, read = back.params;
   const auto a = named_params(fitted), b = named_params(read);
   REQUIRE(a.size() == b.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
     INFO(a[i].name);
-    CHECK(*b[i].value == doctest::Approx(*a[i].value).epsilon(1e-4));  // 5 significant digits
+    CHECK(*b[i].value == exasim::testing::approx(*a[i].value).epsilon(1e-4));  // 5 significant digits
   }
-  CHECK(back.info.check.at("gemm_one_core_max_error") == doctest::Approx(0.01));
+  CHECK(back.info.check.at("gemm_one_core_max_error") == exasim::testing::approx(0.01));
 }
 
 TEST_CASE("cpu calibration: a bad key or value in the cpu section is named") {
@@ -226,7 +228,7 @@ TEST_CASE("cpu calibration: the committed host profile calibrates to the committ
   const auto a = named_params(fitted), b = named_params(committed);
   for (std::size_t i = 0; i < a.size(); ++i) {
     INFO(a[i].name);
-    CHECK(*b[i].value == doctest::Approx(*a[i].value).epsilon(1e-4));
+    CHECK(*b[i].value == exasim::testing::approx(*a[i].value).epsilon(1e-4));
   }
   // And what the file says about its check set holds: one-core GEMMs within 20%.
   CHECK(file.info.check.at("gemm_one_core_max_error") <= 0.20);

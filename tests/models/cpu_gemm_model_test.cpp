@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "hw/error.hpp"
 #include "models/cpu/cpu_memory_model.hpp"
 
@@ -34,9 +36,9 @@ CpuParams params() {
 
 TEST_CASE("cpu gemm: peak is threads x FMA units x lanes x 2 x clock") {
   // One core: 2 FMA x 16 fp32 lanes x 2 FLOP x 2.5 GHz = 160 GFLOP/s; fp64 has 8 lanes.
-  CHECK(cpu_peak_flops(spec(), DType::kFp32, 1) == doctest::Approx(160e9));
-  CHECK(cpu_peak_flops(spec(), DType::kFp64, 2) == doctest::Approx(160e9));
-  CHECK(cpu_peak_flops(spec(), DType::kBf16, 1) == doctest::Approx(160e9));  // computed in fp32 lanes
+  CHECK(cpu_peak_flops(spec(), DType::kFp32, 1) == exasim::testing::approx(160e9));
+  CHECK(cpu_peak_flops(spec(), DType::kFp64, 2) == exasim::testing::approx(160e9));
+  CHECK(cpu_peak_flops(spec(), DType::kBf16, 1) == exasim::testing::approx(160e9));  // computed in fp32 lanes
   CHECK_THROWS_AS(cpu_peak_flops(spec(), DType::kFp8, 1), exasim::ConfigError);
 }
 
@@ -47,7 +49,7 @@ TEST_CASE("cpu gemm: time is overhead + padded FLOPs at efficiency + packing tra
   const double a = 4.0 * 1024 * 1024;  // each operand 4 MiB in fp32
   // Read A, B and packed B; write packed B and C; the working set is A, B and C.
   const double traffic = cpu_transfer_time(p, 3 * a, 2 * a, 3 * a, 1);
-  CHECK(cpu_gemm_time(spec(), p, s, DType::kFp32, 1) == doctest::Approx(1e-6 + flops / (160e9 * 0.9) + 1.2 * traffic));
+  CHECK(cpu_gemm_time(spec(), p, s, DType::kFp32, 1) == exasim::testing::approx(1e-6 + flops / (160e9 * 0.9) + 1.2 * traffic));
 }
 
 TEST_CASE("cpu gemm: a remainder of rows is one more pass of the micro-kernel over B") {
@@ -56,16 +58,16 @@ TEST_CASE("cpu gemm: a remainder of rows is one more pass of the micro-kernel ov
   // long as a whole-vector pass (FMA-bound: 4 FMAs per k step on 2 FMA units, 2 cycles).
   const auto t8 = cpu_gemm_terms(spec(), p, {8, 512, 512}, DType::kFp32, 1);
   const auto t12 = cpu_gemm_terms(spec(), p, {12, 512, 512}, DType::kFp32, 1);
-  CHECK(t8.compute_at_peak_s == doctest::Approx(512.0 * 128 * 2 / 2.5e9));
-  CHECK(t12.compute_at_peak_s == doctest::Approx(2 * t8.compute_at_peak_s));
+  CHECK(t8.compute_at_peak_s == exasim::testing::approx(512.0 * 128 * 2 / 2.5e9));
+  CHECK(t12.compute_at_peak_s == exasim::testing::approx(2 * t8.compute_at_peak_s));
   // With two load ports a one-vector pass is load-bound: (1 + 4) / 2 = 2.5 cycles, not 2.
   CpuParams two = p;
   two.load_ports = 2;
   CHECK(cpu_gemm_terms(spec(), two, {8, 512, 512}, DType::kFp32, 1).compute_at_peak_s ==
-        doctest::Approx(512.0 * 128 * 2.5 / 2.5e9));
+        exasim::testing::approx(512.0 * 128 * 2.5 / 2.5e9));
   // Full panels of 3 vectors run at the FMA peak.
   const auto big = cpu_gemm_terms(spec(), p, {480, 512, 512}, DType::kFp32, 1);
-  CHECK(big.compute_at_peak_s == doctest::Approx(2.0 * 480 * 512 * 512 / 160e9));
+  CHECK(big.compute_at_peak_s == exasim::testing::approx(2.0 * 480 * 512 * 512 / 160e9));
 }
 
 TEST_CASE("cpu gemm: rows are padded to whole SIMD vectors") {
@@ -73,10 +75,10 @@ TEST_CASE("cpu gemm: rows are padded to whole SIMD vectors") {
   // m = 8 in fp32 fills half of a 16-lane vector: the compute term is that of m = 16.
   const auto t8 = cpu_gemm_terms(spec(), p, {8, 512, 512}, DType::kFp32, 1);
   const auto t16 = cpu_gemm_terms(spec(), p, {16, 512, 512}, DType::kFp32, 1);
-  CHECK(t8.compute_at_peak_s == doctest::Approx(t16.compute_at_peak_s));
+  CHECK(t8.compute_at_peak_s == exasim::testing::approx(t16.compute_at_peak_s));
   // In fp64 a vector has 8 lanes: m = 8 is not padded.
   const auto d8 = cpu_gemm_terms(spec(), p, {8, 512, 512}, DType::kFp64, 1);
-  CHECK(d8.compute_at_peak_s == doctest::Approx(2.0 * 8 * 512 * 512 / 80e9));
+  CHECK(d8.compute_at_peak_s == exasim::testing::approx(2.0 * 8 * 512 * 512 / 80e9));
 }
 
 TEST_CASE("cpu gemm: a matrix-vector product streams its matrix once, on one thread unless the BLAS spreads it") {
@@ -86,9 +88,9 @@ TEST_CASE("cpu gemm: a matrix-vector product streams its matrix once, on one thr
   CHECK(t.matrix_vector);
   CHECK(t.threads == 1);  // Eigen 3.4
   const double bytes = 4.0 * (4096 + 4096.0 * 4096);
-  CHECK(t.traffic_s == doctest::Approx(cpu_transfer_time(p, bytes, 4.0 * 4096, bytes + 4.0 * 4096, 1)));
+  CHECK(t.traffic_s == exasim::testing::approx(cpu_transfer_time(p, bytes, 4.0 * 4096, bytes + 4.0 * 4096, 1)));
   CHECK(cpu_gemm_time(spec(), p, s, DType::kFp32, 2) ==
-        doctest::Approx(1e-6 + t.compute_at_peak_s / 0.9 + 1.1 * t.traffic_s));
+        exasim::testing::approx(1e-6 + t.compute_at_peak_s / 0.9 + 1.1 * t.traffic_s));
   p.matrix_vector_parallel = true;
   CHECK(cpu_gemm_terms(spec(), p, s, DType::kFp32, 2).threads == 2);
 }

@@ -2,6 +2,8 @@
 // streams, monotonicity, dtype behaviour, and the split-K and tile choices it makes.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <vector>
 
 #include "kernel_test_gpus.hpp"
@@ -42,9 +44,9 @@ TEST_CASE("gemm: one tile more than a full wave costs about one more wave") {
   // One wave of 128x128x4096 tiles at the per-SM rate, by hand:
   const double wave = 2.0 * 128 * 128 * k / (a100.matrix_flops_per_sm(DType::kFp32) * p.matrix_efficiency);
   const double fixed = p.launch_overhead_s + p.tile_overhead_s;
-  CHECK(full.cost.time_s == doctest::Approx(wave + fixed).epsilon(0.01));
+  CHECK(full.cost.time_s == exasim::testing::approx(wave + fixed).epsilon(0.01));
   // 109 tiles: the busiest SM runs two; about one more wave (the partial one), not 1/108 more.
-  CHECK(plus_one.cost.time_s - full.cost.time_s == doctest::Approx(wave).epsilon(0.05));
+  CHECK(plus_one.cost.time_s - full.cost.time_s == exasim::testing::approx(wave).epsilon(0.05));
 }
 
 TEST_CASE("gemm: decode GEMMs stream the weights and scale with weight bytes") {
@@ -58,8 +60,8 @@ TEST_CASE("gemm: decode GEMMs stream the weights and scale with weight bytes") {
     CHECK(big.bound == Bound::kHbm);
     // Beyond the fixed launch cost, time is weight bytes over the achieved HBM bandwidth.
     const double weights_big = 16384.0 * 8192 * 2;
-    CHECK(big.time_s - p.launch_overhead_s == doctest::Approx(weights_big / (a100.hbm_bandwidth * p.hbm_efficiency)).epsilon(0.05));
-    CHECK((big.time_s - p.launch_overhead_s) / (small.time_s - p.launch_overhead_s) == doctest::Approx(4).epsilon(0.08));
+    CHECK(big.time_s - p.launch_overhead_s == exasim::testing::approx(weights_big / (a100.hbm_bandwidth * p.hbm_efficiency)).epsilon(0.05));
+    CHECK((big.time_s - p.launch_overhead_s) / (small.time_s - p.launch_overhead_s) == exasim::testing::approx(4).epsilon(0.08));
   }
 }
 
@@ -68,7 +70,7 @@ TEST_CASE("gemm: large training GEMMs are matrix-bound near the calibrated effic
   const KernelParams p = calibrated_params(a100);
   const KernelCost c = gemm_time(a100, p, DType::kBf16, 8192, 8192, 8192);
   CHECK(c.bound == Bound::kMatrix);
-  CHECK(c.flops == doctest::Approx(2.0 * 8192 * 8192 * 8192));
+  CHECK(c.flops == exasim::testing::approx(2.0 * 8192 * 8192 * 8192));
   const double fraction = c.achieved_flops() / (a100.peak(DType::kBf16) * p.matrix_efficiency);
   CHECK(fraction > 0.9);
   CHECK(fraction <= 1.0);
@@ -119,13 +121,13 @@ TEST_CASE("gemm: fp8 is faster than bf16 where compute-bound, not where memory-b
   CHECK(d16.bound == Bound::kHbm);
   CHECK(d8.bound == Bound::kHbm);
   const double l = p.launch_overhead_s;
-  CHECK((d8.time_s - l) / (d16.time_s - l) == doctest::Approx(0.5).epsilon(0.1));
+  CHECK((d8.time_s - l) / (d16.time_s - l) == exasim::testing::approx(0.5).epsilon(0.1));
   // A100 has no fp8 matrix path: fp8 weights run on the bf16 units (weight-only kernels), so a
   // compute-bound fp8 GEMM is no faster than bf16 there.
   const hw::GpuSpec a100 = catalog_gpu("A100-SXM4-80GB");
   const KernelParams pa = calibrated_params(a100);
   CHECK(gemm_time(a100, pa, DType::kFp8, 8192, 8192, 8192).time_s ==
-        doctest::Approx(gemm_time(a100, pa, DType::kBf16, 8192, 8192, 8192).time_s).epsilon(0.05));
+        exasim::testing::approx(gemm_time(a100, pa, DType::kBf16, 8192, 8192, 8192).time_s).epsilon(0.05));
 }
 
 TEST_CASE("gemm: split-K is chosen when few output tiles leave the SMs idle") {
@@ -163,7 +165,7 @@ TEST_CASE("gemm: batched GEMM of b products costs like one GEMM of b times the t
   const KernelParams p = calibrated_params(a100);
   const KernelCost one = gemm_time(a100, p, DType::kBf16, 2048, 2048, 128, 1);
   const KernelCost many = gemm_time(a100, p, DType::kBf16, 2048, 2048, 128, 64);
-  CHECK(many.flops == doctest::Approx(64 * one.flops));
+  CHECK(many.flops == exasim::testing::approx(64 * one.flops));
   CHECK(many.time_s > 20 * (one.time_s - p.launch_overhead_s));
   CHECK(many.time_s < 64 * one.time_s);
 }
@@ -185,19 +187,19 @@ TEST_CASE("gemm: compute beyond the power window runs at the sustained clock") {
   const double work = fast.cost.time_s - fixed;
   REQUIRE(work > p.power_window_s);
   // By hand: the first 200 us at burst clock, the rest 1/0.9 longer.
-  CHECK(slow.cost.time_s - fixed == doctest::Approx(200e-6 + (work - 200e-6) / 0.9).epsilon(1e-6));
+  CHECK(slow.cost.time_s - fixed == exasim::testing::approx(200e-6 + (work - 200e-6) / 0.9).epsilon(1e-6));
   // Under sustained load (a training step) the whole compute time is at the sustained clock.
   KernelParams loaded = p;
   loaded.sustained_load = true;
   const GemmPlan sustained = gemm_plan_with(a100, loaded, DType::kFp32, 128, n, 4096, 1, t, 1);
-  CHECK(sustained.cost.time_s - fixed == doctest::Approx(work / 0.9).epsilon(1e-6));
+  CHECK(sustained.cost.time_s - fixed == exasim::testing::approx(work / 0.9).epsilon(1e-6));
   // A kernel shorter than the window is not slowed, and HBM-bound decode GEMMs never are.
   const GemmPlan short_fast = gemm_plan_with(a100, burst, DType::kFp32, 128, n, 256, 1, t, 1);
   const GemmPlan short_slow = gemm_plan_with(a100, p, DType::kFp32, 128, n, 256, 1, t, 1);
   REQUIRE(short_fast.cost.time_s - fixed < p.power_window_s);
-  CHECK(short_slow.cost.time_s == doctest::Approx(short_fast.cost.time_s));
+  CHECK(short_slow.cost.time_s == exasim::testing::approx(short_fast.cost.time_s));
   CHECK(gemm_time(a100, loaded, DType::kBf16, 1, 8192, 8192).time_s ==
-        doctest::Approx(gemm_time(a100, burst, DType::kBf16, 1, 8192, 8192).time_s));
+        exasim::testing::approx(gemm_time(a100, burst, DType::kBf16, 1, 8192, 8192).time_s));
 }
 
 // Hopper's large GEMMs against the measured maximum achievable matmul rate at the MAMF finder's

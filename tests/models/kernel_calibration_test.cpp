@@ -3,6 +3,8 @@
 // reader, and calibration files that read back what was written.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -49,8 +51,8 @@ TEST_CASE("least squares: recovers the rate and amplitude of an exponential deca
     for (int t = 0; t < 10; ++t) r[t] = v[0] * std::exp(-v[1] * t) - 3 * std::exp(-0.7 * t);
   };
   const LeastSquaresReport rep = levenberg_marquardt(x, lo, hi, residuals, {200, 1e-14, 1e-6});
-  CHECK(x[0] == doctest::Approx(3).epsilon(1e-4));
-  CHECK(x[1] == doctest::Approx(0.7).epsilon(1e-4));
+  CHECK(x[0] == exasim::testing::approx(3).epsilon(1e-4));
+  CHECK(x[1] == exasim::testing::approx(0.7).epsilon(1e-4));
   CHECK(rep.final_cost < 1e-10);
 }
 
@@ -68,10 +70,10 @@ TEST_CASE("kernel fit: recovers known GEMM parameters from data the model genera
       start, {"matrix_efficiency", "hbm_efficiency", "l2_efficiency", "launch_overhead", "tile_overhead"}, samples,
       tile_model_predictor(a100), o);
   CHECK(fit.mean_abs_error < 0.005);
-  CHECK(fit.params.matrix_efficiency == doctest::Approx(0.74).epsilon(0.02));
-  CHECK(fit.params.hbm_efficiency == doctest::Approx(0.71).epsilon(0.02));
-  CHECK(fit.params.launch_overhead_s == doctest::Approx(3.1e-6).epsilon(0.1));
-  CHECK(fit.params.tile_overhead_s == doctest::Approx(1.6e-6).epsilon(0.15));
+  CHECK(fit.params.matrix_efficiency == exasim::testing::approx(0.74).epsilon(0.02));
+  CHECK(fit.params.hbm_efficiency == exasim::testing::approx(0.71).epsilon(0.02));
+  CHECK(fit.params.launch_overhead_s == exasim::testing::approx(3.1e-6).epsilon(0.1));
+  CHECK(fit.params.tile_overhead_s == exasim::testing::approx(1.6e-6).epsilon(0.15));
   // Deterministic: same input, same result, bit for bit.
   const KernelFit again = fit_kernel_params(
       start, {"matrix_efficiency", "hbm_efficiency", "l2_efficiency", "launch_overhead", "tile_overhead"}, samples,
@@ -147,10 +149,10 @@ TEST_CASE("calibration files: what is written reads back") {
   Calibration base;
   base.kernel = KernelParams::defaults_for(a100);
   const KernelParams back = load_calibration(base, path).kernel;
-  CHECK(back.matrix_efficiency == doctest::Approx(0.7731));
-  CHECK(back.launch_overhead_s == doctest::Approx(2.177e-6));
-  CHECK(back.loaded_latency_factor == doctest::Approx(2.5));
-  CHECK(back.memory_efficiency(MemoryOp::kRmsNorm) == doctest::Approx(0.3743));
+  CHECK(back.matrix_efficiency == exasim::testing::approx(0.7731));
+  CHECK(back.launch_overhead_s == exasim::testing::approx(2.177e-6));
+  CHECK(back.loaded_latency_factor == exasim::testing::approx(2.5));
+  CHECK(back.memory_efficiency(MemoryOp::kRmsNorm) == exasim::testing::approx(0.3743));
   CHECK(back.memory_efficiency(MemoryOp::kSiluMul) == base.kernel.memory_efficiency(MemoryOp::kSiluMul));  // not in the file
   CHECK(back.hbm_efficiency == base.kernel.hbm_efficiency);
   std::filesystem::remove(path);
@@ -184,7 +186,7 @@ TEST_CASE("calibration files: an efficiency above 1 or an unknown key is a locat
   for (const char* f : {"a100-sxm4-80gb.yaml", "a40.yaml", "deepspeed-zero3-2021-selene.yaml"})
     CHECK_NOTHROW(load_calibration(base, std::string(EXASIM_SOURCE_DIR) + "/configs/calibration/" + f));
   const Calibration ds = load_calibration(base, std::string(EXASIM_SOURCE_DIR) + "/configs/calibration/deepspeed-zero3-2021-selene.yaml");
-  CHECK(ds.host.sharded_collective_efficiency == doctest::Approx(0.059));
+  CHECK(ds.host.sharded_collective_efficiency == exasim::testing::approx(0.059));
   CHECK(ds.kernel.matrix_efficiency == base.kernel.matrix_efficiency);  // a framework file leaves the kernels alone
 }
 
@@ -193,13 +195,13 @@ TEST_CASE("calibration files: fp8 keeps its family shortfall when only the 16-bi
   const double shortfall = (1402.6 / 1979) / (794.5 / 989);
   Calibration base;
   base.kernel = KernelParams::defaults_for(catalog_gpu("H100-SXM5-80GB"));
-  CHECK(base.kernel.matrix_efficiency_fp8 / base.kernel.matrix_efficiency == doctest::Approx(shortfall).epsilon(1e-9));
+  CHECK(base.kernel.matrix_efficiency_fp8 / base.kernel.matrix_efficiency == exasim::testing::approx(shortfall).epsilon(1e-9));
   const Calibration fitted = apply_calibration(base, config::load_string("kernel: {matrix_efficiency: 0.7}", "c.yaml"));
-  CHECK(fitted.kernel.matrix_efficiency_for(DType::kFp8) == doctest::Approx(0.7 * shortfall).epsilon(1e-9));
-  CHECK(fitted.kernel.matrix_efficiency_for(DType::kBf16) == doctest::Approx(0.7));
+  CHECK(fitted.kernel.matrix_efficiency_for(DType::kFp8) == exasim::testing::approx(0.7 * shortfall).epsilon(1e-9));
+  CHECK(fitted.kernel.matrix_efficiency_for(DType::kBf16) == exasim::testing::approx(0.7));
   const Calibration both =
       apply_calibration(base, config::load_string("kernel: {matrix_efficiency: 0.7, matrix_efficiency_fp8: 0.66}", "c.yaml"));
-  CHECK(both.kernel.matrix_efficiency_for(DType::kFp8) == doctest::Approx(0.66));
+  CHECK(both.kernel.matrix_efficiency_for(DType::kFp8) == exasim::testing::approx(0.66));
   // Ampere has no fp8 matrix path to fall short on: one efficiency for both.
   const KernelParams a100 = KernelParams::defaults_for(catalog_gpu("A100-SXM4-80GB"));
   CHECK(a100.matrix_efficiency_for(DType::kFp8) == a100.matrix_efficiency);

@@ -2,6 +2,8 @@
 // and activation memory (Korthikanti et al., MLSys'23, Table 2).
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "models/memory/activation_memory.hpp"
 #include "models/memory/model_state_memory.hpp"
 
@@ -11,15 +13,15 @@ TEST_CASE("ZeRO model states per GPU follow the paper's formulas") {
   // The paper's example: Psi = 7.5 B parameters, Nd = 64, K = 12.
   const double psi = 7.5e9;
   const int nd = 64;
-  CHECK(model_state_bytes(psi, 0, nd).total() == doctest::Approx((2 + 2 + 12) * psi));      // 120 GB
-  CHECK(model_state_bytes(psi, 1, nd).total() == doctest::Approx(2 * psi + 2 * psi + 12 * psi / nd));  // 31.4 GB
-  CHECK(model_state_bytes(psi, 2, nd).total() == doctest::Approx(2 * psi + (2 + 12) * psi / nd));      // 16.6 GB
-  CHECK(model_state_bytes(psi, 3, nd).total() == doctest::Approx((2 + 2 + 12) * psi / nd));            // 1.9 GB
+  CHECK(model_state_bytes(psi, 0, nd).total() == exasim::testing::approx((2 + 2 + 12) * psi));      // 120 GB
+  CHECK(model_state_bytes(psi, 1, nd).total() == exasim::testing::approx(2 * psi + 2 * psi + 12 * psi / nd));  // 31.4 GB
+  CHECK(model_state_bytes(psi, 2, nd).total() == exasim::testing::approx(2 * psi + (2 + 12) * psi / nd));      // 16.6 GB
+  CHECK(model_state_bytes(psi, 3, nd).total() == exasim::testing::approx((2 + 2 + 12) * psi / nd));            // 1.9 GB
   // The figure's rounded totals, in GB.
-  CHECK(model_state_bytes(psi, 0, nd).total() / 1e9 == doctest::Approx(120.0));
-  CHECK(model_state_bytes(psi, 1, nd).total() / 1e9 == doctest::Approx(31.4).epsilon(0.01));
-  CHECK(model_state_bytes(psi, 2, nd).total() / 1e9 == doctest::Approx(16.6).epsilon(0.01));
-  CHECK(model_state_bytes(psi, 3, nd).total() / 1e9 == doctest::Approx(1.9).epsilon(0.02));
+  CHECK(model_state_bytes(psi, 0, nd).total() / 1e9 == exasim::testing::approx(120.0));
+  CHECK(model_state_bytes(psi, 1, nd).total() / 1e9 == exasim::testing::approx(31.4).epsilon(0.01));
+  CHECK(model_state_bytes(psi, 2, nd).total() / 1e9 == exasim::testing::approx(16.6).epsilon(0.01));
+  CHECK(model_state_bytes(psi, 3, nd).total() / 1e9 == exasim::testing::approx(1.9).epsilon(0.02));
 }
 
 TEST_CASE("activation memory per layer follows Korthikanti et al. Table 2") {
@@ -29,19 +31,19 @@ TEST_CASE("activation memory per layer follows Korthikanti et al. Table 2") {
   const double sbh = s * b * h;
   ActivationOptions o;
   o.tp = 1;
-  CHECK(layer_activation_bytes(x, o) == doctest::Approx(sbh * (34 + 5 * a * s / h)));
+  CHECK(layer_activation_bytes(x, o) == exasim::testing::approx(sbh * (34 + 5 * a * s / h)));
   o.tp = 8;
-  CHECK(layer_activation_bytes(x, o) == doctest::Approx(sbh * (10 + 24 / t + 5 * a * s / (h * t))));
+  CHECK(layer_activation_bytes(x, o) == exasim::testing::approx(sbh * (10 + 24 / t + 5 * a * s / (h * t))));
   o.sequence_parallel = true;
-  CHECK(layer_activation_bytes(x, o) == doctest::Approx(sbh / t * (34 + 5 * a * s / h)));
+  CHECK(layer_activation_bytes(x, o) == exasim::testing::approx(sbh / t * (34 + 5 * a * s / h)));
   o.recompute = Recompute::kSelective;
-  CHECK(layer_activation_bytes(x, o) == doctest::Approx(sbh / t * 34));
+  CHECK(layer_activation_bytes(x, o) == exasim::testing::approx(sbh / t * 34));
   o.sequence_parallel = false;
-  CHECK(layer_activation_bytes(x, o) == doctest::Approx(sbh * (10 + 24 / t)));
+  CHECK(layer_activation_bytes(x, o) == exasim::testing::approx(sbh * (10 + 24 / t)));
   o.recompute = Recompute::kFull;
-  CHECK(layer_activation_bytes(x, o) == doctest::Approx(2 * sbh));
+  CHECK(layer_activation_bytes(x, o) == exasim::testing::approx(2 * sbh));
   o.sequence_parallel = true;
-  CHECK(layer_activation_bytes(x, o) == doctest::Approx(2 * sbh / t));
+  CHECK(layer_activation_bytes(x, o) == exasim::testing::approx(2 * sbh / t));
 }
 
 TEST_CASE("flash attention stores no score matrix, GQA and gated MLPs scale their terms") {
@@ -50,14 +52,14 @@ TEST_CASE("flash attention stores no score matrix, GQA and gated MLPs scale thei
   o.tp = 1;
   o.flash_attention = true;
   const double sbh = x.seq * x.micro_batch * x.hidden;
-  CHECK(layer_activation_bytes(x, o) == doctest::Approx(34 * sbh));
+  CHECK(layer_activation_bytes(x, o) == exasim::testing::approx(34 * sbh));
   // 8 KV heads of 32: K and V (2 sbh each) shrink to a quarter.
   x.kv_heads = 8;
-  CHECK(layer_activation_bytes(x, o) == doctest::Approx((34 - 4 + 1) * sbh));
+  CHECK(layer_activation_bytes(x, o) == exasim::testing::approx((34 - 4 + 1) * sbh));
   // SwiGLU with ffn = 4h stores gate, up and their product: 24 sbh instead of GeLU's 16.
   x.kv_heads = 32;
   x.gated_mlp = true;
-  CHECK(layer_activation_bytes(x, o) == doctest::Approx((34 + 8) * sbh));
+  CHECK(layer_activation_bytes(x, o) == exasim::testing::approx((34 + 8) * sbh));
 }
 
 TEST_CASE("fp8 GEMMs keep their four projections' inputs at one byte") {
@@ -68,17 +70,17 @@ TEST_CASE("fp8 GEMMs keep their four projections' inputs at one byte") {
   o.flash_attention = true;
   o.fp8_gemm_inputs = true;
   const double sbh = x.seq * x.micro_batch * x.hidden, t = 8;
-  CHECK(layer_activation_bytes(x, o) == doctest::Approx(27 * sbh));
+  CHECK(layer_activation_bytes(x, o) == exasim::testing::approx(27 * sbh));
   // Tensor parallel without SP: the QKV and MLP-up inputs are the replicated ones (10 -> 8),
   // the other two are split (24 -> 19).
   o.tp = 8;
-  CHECK(layer_activation_bytes(x, o) == doctest::Approx(sbh * (8 + 19 / t)));
+  CHECK(layer_activation_bytes(x, o) == exasim::testing::approx(sbh * (8 + 19 / t)));
   o.sequence_parallel = true;
-  CHECK(layer_activation_bytes(x, o) == doctest::Approx(27 * sbh / t));
+  CHECK(layer_activation_bytes(x, o) == exasim::testing::approx(27 * sbh / t));
   // SwiGLU: gate and up outputs stay 16-bit (16), their product is the fp8 down input (4).
   x.gated_mlp = true;
-  CHECK(layer_activation_bytes(x, o) == doctest::Approx((27 + 8) * sbh / t));
+  CHECK(layer_activation_bytes(x, o) == exasim::testing::approx((27 + 8) * sbh / t));
   // Full recompute keeps only the 16-bit layer input.
   o.recompute = Recompute::kFull;
-  CHECK(layer_activation_bytes(x, o) == doctest::Approx(2 * sbh / t));
+  CHECK(layer_activation_bytes(x, o) == exasim::testing::approx(2 * sbh / t));
 }

@@ -2,6 +2,8 @@
 // monotonicity, and the names the CLI and calibration files use.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "kernel_test_gpus.hpp"
 #include "models/kernel/kernel_models.hpp"
 #include "models/kernel/memory_op_model.hpp"
@@ -18,7 +20,7 @@ TEST_CASE("memory ops: bytes each op moves, by hand") {
   CHECK(memory_op_traffic(MemoryOp::kRmsNorm, DType::kBf16, r, c).bytes == 2 * x * 2 + c * 2);
   CHECK(memory_op_traffic(MemoryOp::kLayerNorm, DType::kFp32, r, c).bytes == 2 * x * 4 + 2 * c * 4);
   // Adam, bf16 weights and fp32 master/m/v/grads: 4 x 4 B in, 3 x 4 + 2 B out per parameter.
-  CHECK(memory_op_traffic(MemoryOp::kAdam, DType::kBf16, 1e9, 1).bytes == doctest::Approx(30e9));
+  CHECK(memory_op_traffic(MemoryOp::kAdam, DType::kBf16, 1e9, 1).bytes == exasim::testing::approx(30e9));
 }
 
 TEST_CASE("memory ops: large ops run at the achieved HBM bandwidth, tiny ones at the launch floor") {
@@ -27,14 +29,14 @@ TEST_CASE("memory ops: large ops run at the achieved HBM bandwidth, tiny ones at
   const KernelCost add = memory_op(a100, p, MemoryOp::kResidualAdd, DType::kBf16, 16384, 8192);
   CHECK(add.bound == Bound::kHbm);
   const double bw = a100.hbm_bandwidth * p.memory_efficiency(MemoryOp::kResidualAdd);
-  CHECK(add.time_s == doctest::Approx(p.memory_overhead(MemoryOp::kResidualAdd) + add.bytes / bw).epsilon(1e-9));
+  CHECK(add.time_s == exasim::testing::approx(p.memory_overhead(MemoryOp::kResidualAdd) + add.bytes / bw).epsilon(1e-9));
   const KernelCost tiny = memory_op(a100, p, MemoryOp::kRmsNorm, DType::kBf16, 1, 4096);
   CHECK(tiny.bound == Bound::kLaunch);
   CHECK(tiny.time_s < 2 * p.memory_overhead(MemoryOp::kRmsNorm));
   // Twice the data, about twice the time once bandwidth-bound.
   const KernelCost add2 = memory_op(a100, p, MemoryOp::kResidualAdd, DType::kBf16, 32768, 8192);
   const double o = p.memory_overhead(MemoryOp::kResidualAdd);
-  CHECK((add2.time_s - o) / (add.time_s - o) == doctest::Approx(2).epsilon(1e-6));
+  CHECK((add2.time_s - o) / (add.time_s - o) == exasim::testing::approx(2).epsilon(1e-6));
 }
 
 TEST_CASE("memory ops: time never decreases with rows or columns") {

@@ -1,6 +1,8 @@
 // Cluster power and the facility what-if against hand calculations.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "models/power/cluster_power.hpp"
 #include "models/power/power_config.hpp"
 
@@ -10,17 +12,17 @@ using namespace exasim::models;
 TEST_CASE("cluster power: GPUs, the rest of the nodes, switches, PUE") {
   // 16 nodes x 8 GPUs at 300 W, 1650 W per node besides GPUs, 40 switch ports of 200 Gb/s.
   const ClusterPower p = cluster_power({128, 16, 300, 1650, 40 * 200.0, 1.2});
-  CHECK(p.gpus_w == doctest::Approx(128 * 300));
-  CHECK(p.nodes_other_w == doctest::Approx(16 * 1650));
-  CHECK(p.switches_w == doctest::Approx(40 * 200 * 0.03));  // 6 W per 200G port
-  CHECK(p.it_w == doctest::Approx(38400 + 26400 + 240));
-  CHECK(p.facility_w == doctest::Approx(1.2 * (38400 + 26400 + 240)));
+  CHECK(p.gpus_w == exasim::testing::approx(128 * 300));
+  CHECK(p.nodes_other_w == exasim::testing::approx(16 * 1650));
+  CHECK(p.switches_w == exasim::testing::approx(40 * 200 * 0.03));  // 6 W per 200G port
+  CHECK(p.it_w == exasim::testing::approx(38400 + 26400 + 240));
+  CHECK(p.facility_w == exasim::testing::approx(1.2 * (38400 + 26400 + 240)));
 }
 
 TEST_CASE("servers within a facility budget, provisioned at the GPU cap") {
   // DGX H100-like: 8 x 700 W + 2300 W + 100 W of switch share, PUE 1.25 -> 10 kW per server.
   ServerProvision s{8, 700, 2300, 100, 1.25};
-  CHECK(s.facility_w() == doctest::Approx(10000));
+  CHECK(s.facility_w() == exasim::testing::approx(10000));
   CHECK(servers_within_budget(1e6, s) == 100);
   CHECK(servers_within_budget(999999, s) == 99);
   s.gpu_limit_w = 450;  // capped: 8 x 450 + 2400 = 6000 x 1.25 = 7500 W

@@ -1,6 +1,8 @@
 // GPU power from unit activity, and DVFS under a cap, against hand calculations.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <string>
 
 #include "hw/catalog.hpp"
@@ -19,11 +21,11 @@ hw::GpuSpec gpu(const std::string& name) { return hw::Catalog::load(std::string(
 TEST_CASE("idle power at zero activity, TDP for a dense GEMM at the top clock") {
   for (const char* name : {"A100-SXM4-80GB", "H100-SXM5-80GB", "MI300X"}) {
     const hw::GpuSpec g = gpu(name);
-    CHECK(gpu_power_w(g, UnitActivity{}) == doctest::Approx(g.idle_power_w));
-    CHECK(gpu_power_w(g, kDenseGemm) == doctest::Approx(g.tdp_w));
+    CHECK(gpu_power_w(g, UnitActivity{}) == exasim::testing::approx(g.idle_power_w));
+    CHECK(gpu_power_w(g, kDenseGemm) == exasim::testing::approx(g.tdp_w));
     // Every unit flat out would draw more: that is when the power limit lowers the clock.
     CHECK(gpu_power_w(g, UnitActivity{1, 1, 1, 1}) > g.tdp_w);
-    CHECK(gpu_power_w(g, 0.0) == doctest::Approx(g.idle_power_w));
+    CHECK(gpu_power_w(g, 0.0) == exasim::testing::approx(g.idle_power_w));
   }
 }
 
@@ -31,26 +33,26 @@ TEST_CASE("the per-unit split of A100 80GB by hand") {
   const hw::GpuSpec g = gpu("A100-SXM4-80GB");
   const GpuPowerSplit s = power_split(g);
   // HBM: 2039 GB/s x 8 bit x 3.9 pJ/bit = 63.6 W; links: 2 x 300 GB/s x 8 x 2 pJ/bit = 9.6 W.
-  CHECK(s.hbm_w == doctest::Approx(2039e9 * 8 * 3.9e-12));
-  CHECK(s.link_w == doctest::Approx(2 * 300e9 * 8 * 2e-12));
+  CHECK(s.hbm_w == exasim::testing::approx(2039e9 * 8 * 3.9e-12));
+  CHECK(s.link_w == exasim::testing::approx(2 * 300e9 * 8 * 2e-12));
   const double range = g.tdp_w - g.idle_power_w;
-  CHECK(s.vector_w == doctest::Approx(0.25 * (range - s.hbm_w - s.link_w)));
+  CHECK(s.vector_w == exasim::testing::approx(0.25 * (range - s.hbm_w - s.link_w)));
   // A dense GEMM (80% matrix, 20% HBM, SMs busy) draws TDP: 60 + 0.8 M + V + 0.2 H = 400 W.
-  CHECK(s.matrix_w == doctest::Approx((range - s.vector_w - 0.2 * s.hbm_w) / 0.8));
+  CHECK(s.matrix_w == exasim::testing::approx((range - s.vector_w - 0.2 * s.hbm_w) / 0.8));
   // A GEMM at 70% of peak with 10% HBM: idle + 0.7 matrix + vector + 0.1 HBM.
-  CHECK(gpu_power_w(g, {0.7, 1, 0.1, 0}) == doctest::Approx(g.idle_power_w + 0.7 * s.matrix_w + s.vector_w + 0.1 * s.hbm_w));
+  CHECK(gpu_power_w(g, {0.7, 1, 0.1, 0}) == exasim::testing::approx(g.idle_power_w + 0.7 * s.matrix_w + s.vector_w + 0.1 * s.hbm_w));
 }
 
 TEST_CASE("DVFS: voltage flat below the knee, dynamic power as f V^2") {
   const DvfsCurve c;
-  CHECK(c.at(0.3).voltage == doctest::Approx(0.7));
-  CHECK(c.at(1.0).voltage == doctest::Approx(1.0));
-  CHECK(c.at(0.75).voltage == doctest::Approx(0.85));
-  CHECK(c.at(0.01).frequency == doctest::Approx(c.min_frequency));  // clamped to the lowest clock
+  CHECK(c.at(0.3).voltage == exasim::testing::approx(0.7));
+  CHECK(c.at(1.0).voltage == exasim::testing::approx(1.0));
+  CHECK(c.at(0.75).voltage == exasim::testing::approx(0.85));
+  CHECK(c.at(0.01).frequency == exasim::testing::approx(c.min_frequency));  // clamped to the lowest clock
   const hw::GpuSpec g = gpu("H100-SXM5-80GB");
   const GpuPowerSplit s = power_split(g);
   // Vector units busy at 75% clock: f V^2 = 0.75 x 0.85^2.
-  CHECK(gpu_power_w(g, {0, 1, 0, 0}, c.at(0.75)) == doctest::Approx(g.idle_power_w + s.vector_w * 0.75 * 0.85 * 0.85));
+  CHECK(gpu_power_w(g, {0, 1, 0, 0}, c.at(0.75)) == exasim::testing::approx(g.idle_power_w + s.vector_w * 0.75 * 0.85 * 0.85));
 }
 
 TEST_CASE("a capped kernel never exceeds its budget, keeps its clock when under it, slows when over") {
@@ -67,7 +69,7 @@ TEST_CASE("a capped kernel never exceeds its budget, keeps its clock when under 
     CHECK(k.clock.frequency < 1);
     CHECK(k.time_factor > 1);
     // At the chosen clock the power is within a hair of the budget (bisection to 1e-6).
-    CHECK(k.power_w == doctest::Approx(budget).epsilon(1e-3));
+    CHECK(k.power_w == exasim::testing::approx(budget).epsilon(1e-3));
   }
   // Lower budgets, lower clocks.
   CHECK(cap_kernel(g, gemm, 300).clock.frequency < cap_kernel(g, gemm, 500).clock.frequency);
@@ -88,7 +90,7 @@ TEST_CASE("a kernel simulated at TDP keeps its time there and slows only below i
   CHECK(capped.time_factor > 1);
   CHECK(capped.power_w <= 300 - reserve + 1e-9);
   // Relative to TDP: the ratio of the two operating points' stretch.
-  CHECK(capped.time_factor == doctest::Approx(cap_kernel(g, hot, 300 - reserve).time_factor /
+  CHECK(capped.time_factor == exasim::testing::approx(cap_kernel(g, hot, 300 - reserve).time_factor /
                                               cap_kernel(g, hot, g.tdp_w - reserve).time_factor));
 }
 

@@ -3,6 +3,8 @@
 // model that knows no topology, on groups where both apply.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "models/collective/collective_model.hpp"
 #include "network_fixture.hpp"
 
@@ -20,8 +22,8 @@ TEST_CASE("ring all-reduce inside an NVSwitch node: 2(n-1) steps of S/n over one
   const double step = p.step_overhead_s + 0.7e-6;  // software + GPU-switch-GPU latency
   const auto cost = net.cost(op_on(c, sim::CommKind::kAllReduce, S, "packed", 8));
   CHECK(cost.algorithm == CollectiveAlgorithm::kRing);
-  CHECK(cost.time_s == doctest::Approx(2 * (n - 1) * (step + S / n / bw)).epsilon(1e-9));
-  CHECK(cost.bus_bandwidth == doctest::Approx(2 * (n - 1) / n * S / cost.time_s));
+  CHECK(cost.time_s == exasim::testing::approx(2 * (n - 1) * (step + S / n / bw)).epsilon(1e-9));
+  CHECK(cost.bus_bandwidth == exasim::testing::approx(2 * (n - 1) / n * S / cost.time_s));
 }
 
 TEST_CASE("send/recv across nodes: launch + NIC route latency + bytes over the NIC") {
@@ -33,7 +35,7 @@ TEST_CASE("send/recv across nodes: launch + NIC route latency + bytes over the N
   const auto cost = net.cost(op_on(c, sim::CommKind::kSendRecv, S, "0,8", 2));
   // ib-hdr-200: 25 GB/s and 1 us NIC to NIC through one switch (the catalog's fat-tree puts both
   // nodes on one leaf); the GPU's PCIe path (31.5 GB/s) is wider.
-  CHECK(cost.time_s == doctest::Approx(5e-6 + 1e-6 + S / (25e9 * p.inter_efficiency)).epsilon(1e-9));
+  CHECK(cost.time_s == exasim::testing::approx(5e-6 + 1e-6 + S / (25e9 * p.inter_efficiency)).epsilon(1e-9));
 }
 
 TEST_CASE("multi-node ring: the topology model equals the closed-form model on a non-blocking network") {
@@ -50,7 +52,7 @@ TEST_CASE("multi-node ring: the topology model equals the closed-form model on a
   for (double S : {1e6, 64e6, 1e9}) {
     const auto topo = net.cost(op_on(c, sim::CommKind::kAllReduce, S, "packed", 16));
     const auto closed = models::collective_cost(Collective::kAllReduce, S, {16, 8}, links, p, CollectiveAlgorithm::kRing);
-    CHECK(topo.time_s == doctest::Approx(closed.time_s).epsilon(1e-6));
+    CHECK(topo.time_s == exasim::testing::approx(closed.time_s).epsilon(1e-6));
   }
 }
 
@@ -66,7 +68,7 @@ TEST_CASE("symmetric copies: eight DP rings of a node share its NICs only when t
     sim::AnalyticalNetwork net(c, {}, o);
     return net.cost(op_on(c, sim::CommKind::kAllReduce, S, "spread", 4)).time_s;
   };
-  CHECK(t(eight, copies) == doctest::Approx(t(eight, {})).epsilon(1e-9));  // a NIC per GPU: no sharing
+  CHECK(t(eight, copies) == exasim::testing::approx(t(eight, {})).epsilon(1e-9));  // a NIC per GPU: no sharing
   CHECK(t(one, copies) > 6 * t(one, {}));                                  // one NIC for 8 rings
 }
 

@@ -5,6 +5,8 @@
 // shares the same way in time, so they differ mainly by how route latencies overlap transfers.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -155,7 +157,7 @@ TEST_CASE("fast-forward gives the plain flow run's time: identical rounds of an 
       const std::string algorithm(models::algorithm_name(a));
       CAPTURE(layout);
       CAPTURE(algorithm);
-      CHECK(t_fast == doctest::Approx(t_plain).epsilon(1e-9));
+      CHECK(t_fast == exasim::testing::approx(t_plain).epsilon(1e-9));
       CHECK(plain.stats().rounds_fast_forwarded == 0);
       if (a == models::CollectiveAlgorithm::kRing) CHECK(fast.stats().rounds_fast_forwarded > 0);
       CHECK(fast.stats().rounds + fast.stats().rounds_fast_forwarded == plain.stats().rounds);

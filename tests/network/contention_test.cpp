@@ -2,6 +2,8 @@
 // as engine tasks on their own streams, so SimGrid shares the links their flows have in common.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <memory>
 
 #include "network_fixture.hpp"
@@ -47,13 +49,13 @@ TEST_CASE("two all-reduces whose routes share a 2:1 oversubscribed uplink take t
       "switch_radix: 3, oversubscription: 2}}");
   const std::vector<sim::CommOp> ops{{sim::CommKind::kAllReduce, 256e6, {0, 2}}, {sim::CommKind::kAllReduce, 256e6, {1, 3}}};
   const double solo = alone(c, ops[0]);
-  CHECK(together(c, ops, "flow") / solo == doctest::Approx(2.0).epsilon(0.05));
-  CHECK(together(c, ops, "analytical") / solo == doctest::Approx(1.0).epsilon(0.01));  // contention-free
+  CHECK(together(c, ops, "flow") / solo == exasim::testing::approx(2.0).epsilon(0.05));
+  CHECK(together(c, ops, "analytical") / solo == exasim::testing::approx(1.0).epsilon(0.01));  // contention-free
   // Non-blocking (radix 4: two ports up), the two take separate spines and do not slow down.
   const auto free = cluster_of(
       "{gpu: A100-SXM4-80GB, gpus_per_node: 1, nodes: 4, inter_node: {topology: fat-tree, nic: ib-hdr-200, "
       "switch_radix: 4}}");
-  CHECK(together(free, ops, "flow") / alone(free, ops[0]) == doctest::Approx(1.0).epsilon(0.05));
+  CHECK(together(free, ops, "flow") / alone(free, ops[0]) == exasim::testing::approx(1.0).epsilon(0.05));
 }
 
 TEST_CASE("a rail-optimized fabric beats a plain fat-tree of the same switch count for rail-aligned collectives") {
@@ -100,5 +102,5 @@ TEST_CASE("all-to-all across a dragonfly is bounded by its global links") {
           nic_bound * 1e3, " ms; with twice the global links ", t2 * 1e3, " ms");
   CHECK(t1 >= global_bound);
   CHECK(t1 < 1.05 * global_bound);
-  CHECK(t2 / t1 == doctest::Approx(0.5).epsilon(0.05));
+  CHECK(t2 / t1 == exasim::testing::approx(0.5).epsilon(0.05));
 }

@@ -4,6 +4,8 @@
 // models/collective/collective_params.hpp); the others are checks.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "network_fixture.hpp"
 
 using namespace exasim;
@@ -47,6 +49,6 @@ TEST_CASE("nccl-tests all-reduce bus bandwidths are reproduced within 10%") {
     const double predicted = cost.bus_bandwidth / 1e9;
     MESSAGE(std::string(p.what), ": predicted ", predicted, " GB/s (", models::algorithm_name(cost.algorithm), "), measured ",
             p.busbw_gbs, " GB/s, ", 100 * (predicted / p.busbw_gbs - 1), "%");
-    CHECK(predicted == doctest::Approx(p.busbw_gbs).epsilon(0.10));
+    CHECK(predicted == exasim::testing::approx(p.busbw_gbs).epsilon(0.10));
   }
 }

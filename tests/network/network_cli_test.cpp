@@ -1,5 +1,7 @@
 // `exasim collective` and `exasim topo` as users and scripts run them.
 #include <doctest/doctest.h>
+
+#include "approx.hpp"
 #include <nlohmann/json.hpp>
 
 #include "../cli/cli_runner.hpp"
@@ -15,8 +17,8 @@ TEST_CASE("cli: collective --json gives time, algorithm and both bandwidths") {
   const auto j = nlohmann::json::parse(r.output);
   for (const char* key : {"time_s", "algorithm", "bus_bandwidth", "algorithm_bandwidth"}) CHECK(j.contains(key));
   // busbw = algbw x 2(n-1)/n for all-reduce (nccl-tests convention).
-  CHECK(j["bus_bandwidth"].get<double>() == doctest::Approx(j["algorithm_bandwidth"].get<double>() * 1.75));
-  CHECK(j["algorithm_bandwidth"].get<double>() == doctest::Approx(1073741824.0 / j["time_s"].get<double>()));
+  CHECK(j["bus_bandwidth"].get<double>() == exasim::testing::approx(j["algorithm_bandwidth"].get<double>() * 1.75));
+  CHECK(j["algorithm_bandwidth"].get<double>() == exasim::testing::approx(1073741824.0 / j["time_s"].get<double>()));
 }
 
 TEST_CASE("cli: collective under both fidelities, group layouts, a forced algorithm, a cluster file") {
@@ -26,7 +28,7 @@ TEST_CASE("cli: collective under both fidelities, group layouts, a forced algori
   REQUIRE(a.status == 0);
   REQUIRE(f.status == 0);
   const double ta = nlohmann::json::parse(a.output)["time_s"], tf = nlohmann::json::parse(f.output)["time_s"];
-  CHECK(tf == doctest::Approx(ta).epsilon(0.05));
+  CHECK(tf == exasim::testing::approx(ta).epsilon(0.05));
   const auto ring = run_cli("collective --cluster dgx-a100 --op reduce_scatter --bytes 1MiB --ranks 4 --group-layout spread "
                             "--algorithm ring --json");
   REQUIRE(ring.status == 0);

@@ -3,6 +3,8 @@
 // binary tree and NVLS): what each member sends, and how many step latencies it pays.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <algorithm>
 #include <map>
 
@@ -54,11 +56,11 @@ TEST_CASE("ring: every member sends 2(n-1)/n of the buffer for all-reduce, (n-1)
     const double n = g.size();
     const Schedule ar = build(CollectiveAlgorithm::kRing, Collective::kAllReduce, g);
     CHECK(ar.latency_steps() == 2 * (g.size() - 1));
-    for (const auto& [member, bytes] : sent(ar)) CHECK(bytes == doctest::Approx(2 * (n - 1) / n));
+    for (const auto& [member, bytes] : sent(ar)) CHECK(bytes == exasim::testing::approx(2 * (n - 1) / n));
     for (Collective half : {Collective::kReduceScatter, Collective::kAllGather}) {
       const Schedule s = build(CollectiveAlgorithm::kRing, half, g);
       CHECK(s.latency_steps() == g.size() - 1);
-      for (const auto& [member, bytes] : sent(s)) CHECK(bytes == doctest::Approx((n - 1) / n));
+      for (const auto& [member, bytes] : sent(s)) CHECK(bytes == exasim::testing::approx((n - 1) / n));
     }
   }
 }
@@ -80,7 +82,7 @@ TEST_CASE("ring broadcast and reduce: a pipelined chain, n-1 step latencies, the
   const Schedule b = build(CollectiveAlgorithm::kRing, Collective::kBroadcast, g);
   CHECK(b.latency_steps() == 5);
   CHECK(b.phases[0].transfers.size() == 5);
-  for (const Transfer& t : b.phases[0].transfers) CHECK(t.fraction == doctest::Approx(1.0));
+  for (const Transfer& t : b.phases[0].transfers) CHECK(t.fraction == exasim::testing::approx(1.0));
   const Schedule r = build(CollectiveAlgorithm::kRing, Collective::kReduce, g);
   for (const Transfer& t : r.phases[0].transfers) CHECK(t.dst != 5);  // toward root 0: the last member only sends
 }
@@ -91,7 +93,7 @@ TEST_CASE("double binary tree: half the data per tree, each node's NICs carry th
     const Schedule s = build(CollectiveAlgorithm::kTree, Collective::kAllReduce, g);
     REQUIRE(s.phases.size() == 2);
     // Reduce pass: every node but a tree's root sends its half to its parent, in both trees.
-    CHECK(inter_node_bytes(s, g) == doctest::Approx(2 * (m - 1) * 1.0));
+    CHECK(inter_node_bytes(s, g) == exasim::testing::approx(2 * (m - 1) * 1.0));
     int depth = 0;
     for (int v = 1; v < m; v *= 2) ++depth;
     CHECK(s.phases[0].latency_steps <= depth + 1 + 1);  // tree levels + the 2-member chain
@@ -102,7 +104,7 @@ TEST_CASE("recursive halving-doubling: 2(p-1)/p per member in log2(p) exchanges 
   const GroupLayout g = layout(2, 4);
   const Schedule s = build(CollectiveAlgorithm::kHalvingDoubling, Collective::kAllReduce, g);
   CHECK(s.phases.size() == 6);
-  for (const auto& [m, bytes] : sent(s)) CHECK(bytes == doctest::Approx(2 * 7.0 / 8));
+  for (const auto& [m, bytes] : sent(s)) CHECK(bytes == exasim::testing::approx(2 * 7.0 / 8));
   // The large first exchange (half the buffer) stays inside a node.
   for (const Transfer& t : s.phases[0].transfers) CHECK(g.node[t.src] == g.node[t.dst]);
   // Six members: two fold in first and out last.
@@ -117,7 +119,7 @@ TEST_CASE("direct: every pair at once, all-to-all(v) follows its split") {
   const GroupLayout g = layout(1, 4);
   const Schedule a2a = build(CollectiveAlgorithm::kDirect, Collective::kAllToAll, g);
   CHECK(a2a.phases[0].transfers.size() == 12);
-  for (const auto& [m, bytes] : sent(a2a)) CHECK(bytes == doctest::Approx(3.0 / 4));
+  for (const auto& [m, bytes] : sent(a2a)) CHECK(bytes == exasim::testing::approx(3.0 / 4));
   std::vector<double> split(16, 0.0);
   split[0 * 4 + 1] = 0.5;
   split[2 * 4 + 3] = 0.25;
@@ -125,7 +127,7 @@ TEST_CASE("direct: every pair at once, all-to-all(v) follows its split") {
   CHECK(v.phases[0].transfers.size() == 2);
   const Schedule ar = build(CollectiveAlgorithm::kDirect, Collective::kAllReduce, g);
   CHECK(ar.latency_steps() == 2);
-  for (const auto& [m, bytes] : sent(ar)) CHECK(bytes == doctest::Approx(2 * 3.0 / 4));
+  for (const auto& [m, bytes] : sent(ar)) CHECK(bytes == exasim::testing::approx(2 * 3.0 / 4));
   const Schedule sr = build(CollectiveAlgorithm::kDirect, Collective::kSendRecv, layout(2, 1));
   REQUIRE(sr.phases[0].transfers.size() == 1);
   CHECK(sr.phases[0].transfers[0].fraction == 1.0);
@@ -139,7 +141,7 @@ TEST_CASE("hierarchical: intra-node reduce-scatter, one inter-node ring per rail
   CHECK(s.phases[0].repeat == k - 1);
   CHECK(s.phases[1].repeat == 2 * (m - 1));
   // Inter-node: each member sends 2(m-1)/m of its 1/k shard.
-  CHECK(inter_node_bytes(s, g) == doctest::Approx(m * k * 2.0 * (m - 1) / m / k));
+  CHECK(inter_node_bytes(s, g) == exasim::testing::approx(m * k * 2.0 * (m - 1) / m / k));
   for (const Transfer& t : s.phases[1].transfers) CHECK(g.local[t.src] == g.local[t.dst]);  // rail-aligned
 }
 
@@ -152,11 +154,11 @@ TEST_CASE("NVLS: each NVLink direction carries the buffer once, scaled by the mu
   r.params.nvls_efficiency = 0.6;
   const Schedule s = build_schedule(CollectiveAlgorithm::kNvls, r);
   REQUIRE(s.phases.size() == 1);
-  CHECK(s.phases[0].wire_factor == doctest::Approx(0.8 / 0.6));
+  CHECK(s.phases[0].wire_factor == exasim::testing::approx(0.8 / 0.6));
   double up = 0, down = 0;
   for (const Transfer& t : s.phases[0].transfers) (is_switch(t.dst) ? up : down) += t.fraction;
-  CHECK(up == doctest::Approx(8.0));
-  CHECK(down == doctest::Approx(8.0));
+  CHECK(up == exasim::testing::approx(8.0));
+  CHECK(down == exasim::testing::approx(8.0));
   CHECK_FALSE(algorithm_supports(CollectiveAlgorithm::kNvls, Collective::kAllReduce, layout(1, 8, false)));
 }
 

@@ -4,6 +4,8 @@
 // op's own copies, which the analytical backend counts already).
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "network_fixture.hpp"
 #include "workloads/training/training_simulation.hpp"
 
@@ -38,7 +40,7 @@ TEST_CASE("training iteration times agree across fidelities on a non-blocking cl
   const double analytical = iteration(scenario("analytical", 1));
   const double flow = iteration(scenario("flow", 1));
   MESSAGE("non-blocking: analytical ", analytical, " s, flow ", flow, " s");
-  CHECK(flow == doctest::Approx(analytical).epsilon(0.05));
+  CHECK(flow == exasim::testing::approx(analytical).epsilon(0.05));
 }
 
 TEST_CASE("4:1 oversubscription slows training, and flow at least as much as analytical") {
@@ -57,7 +59,7 @@ TEST_CASE("fast-forward does not change a training iteration under flow, with co
     const double fast = iteration(scenario("flow", oversubscription));
     const double plain = iteration(scenario("flow", oversubscription), false);
     CAPTURE(oversubscription);
-    CHECK(fast == doctest::Approx(plain).epsilon(1e-9));
+    CHECK(fast == exasim::testing::approx(plain).epsilon(1e-9));
   }
 }
 

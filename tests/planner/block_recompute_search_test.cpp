@@ -3,6 +3,8 @@
 // layer's for every N, and the estimate lands near the engine, between no and full recompute.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "plan_checks.hpp"
 #include "planner_fixture.hpp"
 #include "workloads/planner/plan_constraints.hpp"
@@ -51,7 +53,7 @@ TEST_CASE("block recompute search: the fewest layers of a chunk that fit, as the
     Candidate c = full;
     c.recompute_layers = layers;
     const TrainingPlan plan(in.model, candidate_config(in.base, c), in.cluster.gpu_count(), in.cluster.gpus_per_node);
-    CHECK(est.memory(c).peak_bytes == doctest::Approx(training_memory(plan).peak().total()).epsilon(1e-9));
+    CHECK(est.memory(c).peak_bytes == exasim::testing::approx(training_memory(plan).peak().total()).epsilon(1e-9));
     return training_memory(plan).peak().total();
   };
   CHECK(engine_peak(n) <= capacity);
@@ -62,7 +64,7 @@ TEST_CASE("block recompute search: the fewest layers of a chunk that fit, as the
   MESSAGE("block recompute: ", n, " of 12 layers a stage, engine ", t_block, " s (full: ", t_full, " s), estimate ",
           est.estimate(r.candidate).iteration_time_s, " s");
   CHECK(t_block < t_full);
-  CHECK(est.estimate(r.candidate).iteration_time_s == doctest::Approx(t_block).epsilon(0.05));
+  CHECK(est.estimate(r.candidate).iteration_time_s == exasim::testing::approx(t_block).epsilon(0.05));
 }
 
 TEST_CASE("block recompute search: only where it adds a plan, and `recompute: [block]` alone walks only it") {

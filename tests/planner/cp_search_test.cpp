@@ -4,6 +4,8 @@
 // engine does.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <cmath>
 #include <optional>
 #include <set>
@@ -66,8 +68,8 @@ TEST_CASE("CP closed-form memory equals training_memory on every enumerated plan
     const MemoryEstimate got = est.memory(c);
     INFO(describe(c));
     REQUIRE(got.peak_stage == want.peak_stage);
-    CHECK(got.peak_bytes == doctest::Approx(want.peak().total()).epsilon(1e-9));
-    CHECK(got.activations == doctest::Approx(want.peak().activations).epsilon(1e-9));
+    CHECK(got.peak_bytes == exasim::testing::approx(want.peak().total()).epsilon(1e-9));
+    CHECK(got.activations == exasim::testing::approx(want.peak().activations).epsilon(1e-9));
     with_cp += c.cp > 1;
   });
   MESSAGE(checked, " plans compared, ", with_cp, " with context parallelism");
@@ -86,7 +88,7 @@ TEST_CASE("the closed-form estimate ranks CP plans in the engine's order") {
     estimated.push_back(est.estimate(c).iteration_time_s);
     simulated.push_back(testing::engine_time(in, c));
     INFO(describe(c), ": estimate ", estimated.back(), " s, engine ", simulated.back(), " s");
-    CHECK(estimated.back() == doctest::Approx(simulated.back()).epsilon(0.15));
+    CHECK(estimated.back() == exasim::testing::approx(simulated.back()).epsilon(0.15));
     if (c.cp > 1) cp_error += std::abs(estimated.back() / simulated.back() - 1), ++cp_plans;
   }
   CHECK(cps.size() == 3);

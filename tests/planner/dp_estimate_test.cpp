@@ -6,6 +6,8 @@
 // weight-gradient passes that finish them: 10-18% optimistic.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <string>
 
 #include "plan_checks.hpp"
@@ -43,6 +45,6 @@ TEST_CASE("data-parallel estimate within 5% of the engine on one-NIC nodes: 1F1B
       const Candidate c = candidate_of(in.base);
       const double estimate = est.estimate(c).iteration_time_s, engine = testing::engine_time(in, c);
       MESSAGE(describe(c), ": estimate ", estimate, " s, engine ", engine, " s");
-      CHECK(estimate == doctest::Approx(engine).epsilon(0.05));
+      CHECK(estimate == exasim::testing::approx(engine).epsilon(0.05));
     }
 }

@@ -3,6 +3,8 @@
 // order plans as the simulated iteration times do (Kendall tau above a bound) and land close.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -23,7 +25,7 @@ TEST_CASE("Kendall tau of hand examples") {
   CHECK(kendall_tau({1, 2, 3, 4}, {10, 20, 30, 40}) == 1);
   CHECK(kendall_tau({1, 2, 3, 4}, {40, 30, 20, 10}) == -1);
   // One swapped pair of six: (5 - 1) / 6.
-  CHECK(kendall_tau({1, 2, 3, 4}, {1, 3, 2, 4}) == doctest::Approx(4.0 / 6));
+  CHECK(kendall_tau({1, 2, 3, 4}, {1, 3, 2, 4}) == exasim::testing::approx(4.0 / 6));
 }
 
 TEST_CASE("the closed-form estimate ranks plans in the engine's order") {
@@ -37,7 +39,7 @@ TEST_CASE("the closed-form estimate ranks plans in the engine's order") {
     simulated.push_back(engine_time(in, c));
     worst = std::max(worst, std::abs(estimated.back() / simulated.back() - 1));
     INFO(describe(c), ": estimate ", estimated.back(), " s, engine ", simulated.back(), " s");
-    CHECK(estimated.back() == doctest::Approx(simulated.back()).epsilon(0.15));
+    CHECK(estimated.back() == exasim::testing::approx(simulated.back()).epsilon(0.15));
   }
   const double tau = kendall_tau(estimated, simulated);
   MESSAGE("Kendall tau of estimate vs engine over ", estimated.size(), " plans: ", tau, "; largest relative error ", worst);

@@ -2,6 +2,8 @@
 // each schedule's order): equal for every schedule, split and ZeRO stage.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <optional>
 
 #include "plan_checks.hpp"
@@ -23,8 +25,8 @@ TEST_CASE("closed-form memory equals training_memory on every enumerated plan of
     const MemoryEstimate got = est.memory(c);
     INFO(describe(c));
     REQUIRE(got.peak_stage == want.peak_stage);
-    CHECK(got.peak_bytes == doctest::Approx(want.peak().total()).epsilon(1e-12));
-    CHECK(got.activations == doctest::Approx(want.peak().activations).epsilon(1e-12));
+    CHECK(got.peak_bytes == exasim::testing::approx(want.peak().total()).epsilon(1e-12));
+    CHECK(got.activations == exasim::testing::approx(want.peak().activations).epsilon(1e-12));
   });
   MESSAGE(checked, " plans compared");
   CHECK(checked > 500);
@@ -44,9 +46,9 @@ TEST_CASE("closed-form memory equals training_memory on every enumerated plan of
     const MemoryEstimate got = est.memory(c);
     INFO(describe(c));
     REQUIRE(got.peak_stage == want.peak_stage);
-    CHECK(got.peak_bytes == doctest::Approx(want.peak().total()).epsilon(1e-12));
-    CHECK(got.gradients == doctest::Approx(want.peak().gradients).epsilon(1e-12));
-    CHECK(got.optimizer == doctest::Approx(want.peak().optimizer).epsilon(1e-12));
+    CHECK(got.peak_bytes == exasim::testing::approx(want.peak().total()).epsilon(1e-12));
+    CHECK(got.gradients == exasim::testing::approx(want.peak().gradients).epsilon(1e-12));
+    CHECK(got.optimizer == exasim::testing::approx(want.peak().optimizer).epsilon(1e-12));
   });
   MESSAGE(checked, " LoRA plans compared");
   CHECK(checked > 100);

@@ -2,6 +2,8 @@
 // memory equals the training layer's memory model, and the estimate ranks plans as the engine does.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -73,8 +75,8 @@ TEST_CASE("MoE closed-form memory equals training_memory on every enumerated pla
       const MemoryEstimate got = est.memory(c);
       INFO(describe(c));
       REQUIRE(got.peak_stage == want.peak_stage);
-      CHECK(got.peak_bytes == doctest::Approx(want.peak().total()).epsilon(1e-9));
-      CHECK(got.optimizer == doctest::Approx(want.peak().optimizer).epsilon(1e-9));
+      CHECK(got.peak_bytes == exasim::testing::approx(want.peak().total()).epsilon(1e-9));
+      CHECK(got.optimizer == exasim::testing::approx(want.peak().optimizer).epsilon(1e-9));
     });
     MESSAGE(checked, " MoE plans compared");
     CHECK(checked > 500);
@@ -91,7 +93,7 @@ TEST_CASE("the closed-form estimate ranks MoE plans in the engine's order") {
     estimated.push_back(est.estimate(c).iteration_time_s);
     simulated.push_back(testing::engine_time(in, c));
     INFO(describe(c), ": estimate ", estimated.back(), " s, engine ", simulated.back(), " s");
-    CHECK(estimated.back() == doctest::Approx(simulated.back()).epsilon(0.15));
+    CHECK(estimated.back() == exasim::testing::approx(simulated.back()).epsilon(0.15));
   }
   CHECK(eps.size() >= 3);  // the sample spans expert-parallel degrees
   const double tau = kendall_tau(estimated, simulated);

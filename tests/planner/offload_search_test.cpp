@@ -4,6 +4,8 @@
 // simulator does.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <optional>
 #include <set>
 
@@ -64,7 +66,7 @@ TEST_CASE("offload: closed-form memory equals training_memory on every enumerate
     const MemoryEstimate got = est.memory(c);
     INFO(describe(c));
     REQUIRE(got.peak_stage == want.peak_stage);
-    CHECK(got.peak_bytes == doctest::Approx(want.peak().total()).epsilon(1e-9));
+    CHECK(got.peak_bytes == exasim::testing::approx(want.peak().total()).epsilon(1e-9));
     offloaded += c.offload > 0;
   });
   MESSAGE(checked, " plans compared, ", offloaded, " offloaded");
@@ -82,7 +84,7 @@ TEST_CASE("offload: the estimate lands near the engine on offloaded plans and or
     estimated.push_back(est.estimate(c).iteration_time_s);
     simulated.push_back(testing::engine_time(in, c));
     INFO(describe(c), ": estimate ", estimated.back(), " s, engine ", simulated.back(), " s");
-    CHECK(estimated.back() == doctest::Approx(simulated.back()).epsilon(0.15));
+    CHECK(estimated.back() == exasim::testing::approx(simulated.back()).epsilon(0.15));
   }
   CHECK(modes.size() == 3);
   const double tau = kendall_tau(estimated, simulated);

@@ -3,6 +3,8 @@
 // throughput; a GPU that does nothing draws its idle power.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <algorithm>
 #include <set>
 
@@ -73,27 +75,27 @@ TEST_CASE("energy is the integral of power over the timeline") {
   for (sim::DeviceId d = 0; d < devices.size(); ++d) {
     double peak = 0;
     const double brute = brute_energy(r, in.cluster.gpu, in.base.precision, d, peak);
-    CHECK(devices[d].energy_j == doctest::Approx(brute).epsilon(1e-9));
-    CHECK(devices[d].peak_w == doctest::Approx(peak).epsilon(1e-9));
+    CHECK(devices[d].energy_j == exasim::testing::approx(brute).epsilon(1e-9));
+    CHECK(devices[d].peak_w == exasim::testing::approx(peak).epsilon(1e-9));
     // The trace covers the iteration without gaps and sums to the energy.
     double sum = 0, at = 0;
     for (const PowerSegment& seg : devices[d].trace) {
-      CHECK(seg.begin == doctest::Approx(at));
+      CHECK(seg.begin == exasim::testing::approx(at));
       sum += seg.watts * (seg.end - seg.begin);
       at = seg.end;
     }
-    CHECK(at == doctest::Approx(r.iteration_time_s));
-    CHECK(sum == doctest::Approx(devices[d].energy_j).epsilon(1e-12));
+    CHECK(at == exasim::testing::approx(r.iteration_time_s));
+    CHECK(sum == exasim::testing::approx(devices[d].energy_j).epsilon(1e-12));
     total += devices[d].energy_j;
   }
   // Average GPU power as reported: energy over stages and time.
-  CHECK(r.gpu_power_w == doctest::Approx(total / (2 * r.iteration_time_s)));
+  CHECK(r.gpu_power_w == exasim::testing::approx(total / (2 * r.iteration_time_s)));
   CHECK(r.gpu_power_w > in.cluster.gpu.idle_power_w);
   CHECK(r.gpu_power_w < in.cluster.gpu.tdp_w);
   CHECK(e.power.peak_gpu_w <= in.cluster.gpu.tdp_w + 1e-9);  // the default limit
   // Cluster energy per iteration: IT power (GPUs, nodes, switches) x time.
-  CHECK(r.energy_per_iteration_j == doctest::Approx(r.power_avg_w * r.iteration_time_s));
-  CHECK(r.power_avg_w == doctest::Approx(16 * r.gpu_power_w + 2 * in.cluster.node_power_other_w + e.power.cluster.switches_w));
+  CHECK(r.energy_per_iteration_j == exasim::testing::approx(r.power_avg_w * r.iteration_time_s));
+  CHECK(r.power_avg_w == exasim::testing::approx(16 * r.gpu_power_w + 2 * in.cluster.node_power_other_w + e.power.cluster.switches_w));
 }
 
 TEST_CASE("power never exceeds the cap, and the cap costs throughput") {
@@ -123,7 +125,7 @@ TEST_CASE("a GPU with nothing to do draws its idle power") {
   const sim::Timeline tl(0);
   const auto p = timeline_power(g, {}, tl, gpu, DType::kBf16, 2.0);
   REQUIRE(p.size() == 1);
-  CHECK(p[0].energy_j == doctest::Approx(2.0 * gpu.idle_power_w));
-  CHECK(p[0].average_w == doctest::Approx(gpu.idle_power_w));
-  CHECK(p[0].peak_w == doctest::Approx(gpu.idle_power_w));
+  CHECK(p[0].energy_j == exasim::testing::approx(2.0 * gpu.idle_power_w));
+  CHECK(p[0].average_w == exasim::testing::approx(gpu.idle_power_w));
+  CHECK(p[0].peak_w == exasim::testing::approx(gpu.idle_power_w));
 }

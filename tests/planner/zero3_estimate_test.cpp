@@ -6,6 +6,8 @@
 // 16.70 s; with it 16.17 s).
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <string>
 
 #include "plan_checks.hpp"
@@ -37,7 +39,7 @@ void check_estimate(const std::string& yaml, double tolerance) {
   const Candidate c = candidate_of(in.base);
   const double estimate = est.estimate(c).iteration_time_s, engine = testing::engine_time(in, c);
   MESSAGE(describe(c), ": estimate ", estimate, " s, engine ", engine, " s");
-  CHECK(estimate == doctest::Approx(engine).epsilon(tolerance));
+  CHECK(estimate == exasim::testing::approx(engine).epsilon(tolerance));
 }
 
 }  // namespace

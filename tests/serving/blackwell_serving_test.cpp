@@ -2,6 +2,8 @@
 // attention of TensorRT-LLM (decode_attention: matrix), each against a hand calculation.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "models/kernel/kernel_models.hpp"
 #include "serving_fixture.hpp"
 #include "workloads/serving/iteration_cost.hpp"
@@ -29,14 +31,14 @@ TEST_CASE("serving memory: NVFP4 weights are 0.5625 B per decoder weight, embedd
   // e2m1 values (4 bit) + one e4m3 scale (8 bit) per 16 values = 4.5 bit per weight.
   const double hand = (m.parameter_count() - outer) * 4.5 / 8 + outer * 2;
   const sv::ReplicaMemory mem = sv::replica_memory(m, s.serving_config->pools[0], *s.serving_config);
-  CHECK(mem.weights_bytes == doctest::Approx(hand).epsilon(1e-9));
+  CHECK(mem.weights_bytes == exasim::testing::approx(hand).epsilon(1e-9));
   // Llama 3.1 70B: 42-44 GB, not the 35 GB of 0.5 B for every parameter.
   CHECK(mem.weights_bytes > 42e9);
   CHECK(mem.weights_bytes < 44e9);
   // fp8 weights: 1 B per decoder weight, 2 B for embedding and head.
   const auto s8 = testing::serving_scenario("  replicas: 1\n  precision: fp8\n", "llama3.1-70b", 8, "B200");
   const sv::ReplicaMemory mem8 = sv::replica_memory(m, s8.serving_config->pools[0], *s8.serving_config);
-  CHECK(mem8.weights_bytes == doctest::Approx(m.parameter_count() - outer + 2 * outer).epsilon(1e-9));
+  CHECK(mem8.weights_bytes == exasim::testing::approx(m.parameter_count() - outer + 2 * outer).epsilon(1e-9));
 }
 
 TEST_CASE("serving: tensor-core GQA decode attention streams the fp8 KV cache at the HBM rate") {
@@ -73,9 +75,9 @@ TEST_CASE("serving memory: TensorRT-LLM's free-memory fraction takes its share o
   const sv::ReplicaMemory v = sv::replica_memory(vllm.model, vllm.serving_config->pools[0], *vllm.serving_config);
   const double hbm = pool.gpu.hbm_capacity_bytes;
   // Hand: 0.95 (HBM - weights - workspace - runtime) vs 0.95 HBM - weights - workspace - runtime.
-  CHECK(t.kv_bytes == doctest::Approx(0.95 * (hbm - t.weights_bytes - t.workspace_bytes - t.runtime_bytes)));
-  CHECK(v.kv_bytes == doctest::Approx(0.95 * hbm - v.weights_bytes - v.workspace_bytes - v.runtime_bytes));
+  CHECK(t.kv_bytes == exasim::testing::approx(0.95 * (hbm - t.weights_bytes - t.workspace_bytes - t.runtime_bytes)));
+  CHECK(v.kv_bytes == exasim::testing::approx(0.95 * hbm - v.weights_bytes - v.workspace_bytes - v.runtime_bytes));
   // The difference is 5% of what the model and runtime hold.
   CHECK(t.kv_bytes - v.kv_bytes ==
-        doctest::Approx(0.05 * (t.weights_bytes + t.workspace_bytes + t.runtime_bytes)).epsilon(1e-9));
+        exasim::testing::approx(0.05 * (t.weights_bytes + t.workspace_bytes + t.runtime_bytes)).epsilon(1e-9));
 }

@@ -2,6 +2,8 @@
 // 2 x layers x kv_heads x head_dim x prompt tokens x dtype size.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "serving_fixture.hpp"
 
 TEST_CASE("serving: disaggregation moves exactly the KV bytes of each request") {
@@ -50,7 +52,7 @@ TEST_CASE("serving: the KV transfer delays the second token by the network time"
   testing::ListSource a({testing::request(0, 0, 4000, 2)}), b({testing::request(0, 0, 4000, 2)});
   const auto rc = testing::run_serving(co, a);
   const auto rd = testing::run_serving(pd, b);
-  CHECK(rd.ttft.mean == doctest::Approx(rc.ttft.mean).epsilon(1e-12));  // same prefill
+  CHECK(rd.ttft.mean == exasim::testing::approx(rc.ttft.mean).epsilon(1e-12));  // same prefill
   // 4000 tokens x 128 KiB = 524 MB over NVLink (450 GB/s x 0.8): about 1.5 ms more.
   const double extra = rd.e2e.mean - rc.e2e.mean;
   CHECK(extra > 1.0e-3);
@@ -66,6 +68,6 @@ TEST_CASE("serving: heterogeneous pools: a faster prefill GPU shortens TTFT, dec
   const auto rs = testing::run_serving(same, a);
   const auto rh = testing::run_serving(hetero, b);
   CHECK(rh.ttft.mean < rs.ttft.mean);
-  CHECK(rh.tpot.mean == doctest::Approx(rs.tpot.mean).epsilon(0.02));  // same decode GPU (transfer aside)
+  CHECK(rh.tpot.mean == exasim::testing::approx(rs.tpot.mean).epsilon(0.02));  // same decode GPU (transfer aside)
   CHECK(rh.pools[0].gpu == "B200");
 }

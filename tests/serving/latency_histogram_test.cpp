@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -17,11 +19,11 @@ TEST_CASE("serving: latency percentiles are within 0.05% of the exact order stat
   std::sort(v.begin(), v.end());
   for (const double q : {0.5, 0.9, 0.99}) {
     const double exact = v[static_cast<std::size_t>(std::ceil(q * double(v.size()))) - 1];
-    CHECK(h.quantile(q) == doctest::Approx(exact).epsilon(5e-4));
+    CHECK(h.quantile(q) == exasim::testing::approx(exact).epsilon(5e-4));
   }
   double sum = 0;
   for (const double x : v) sum += x;
-  CHECK(h.mean() == doctest::Approx(sum / double(v.size())).epsilon(1e-12));
+  CHECK(h.mean() == exasim::testing::approx(sum / double(v.size())).epsilon(1e-12));
   CHECK(h.quantile(1.0) <= v.back());
   CHECK(h.quantile(0.0) >= v.front());
   exasim::workloads::serving::LatencyHistogram same;

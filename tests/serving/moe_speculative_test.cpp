@@ -2,6 +2,8 @@
 // reads only the experts its tokens visit; expert parallelism adds the all-to-alls.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "serving_fixture.hpp"
 #include "workloads/serving/iteration_cost.hpp"
 
@@ -16,7 +18,7 @@ TEST_CASE("serving: speculative decoding emits the expected tokens per step") {
   sv::SpeculativeConfig spec;
   spec.tokens = 4;
   spec.acceptance = 0.5;
-  CHECK(spec.expected_tokens_per_step() == doctest::Approx((1 - 0.03125) / 0.5));
+  CHECK(spec.expected_tokens_per_step() == exasim::testing::approx((1 - 0.03125) / 0.5));
   spec.acceptance = 1;
   CHECK(spec.expected_tokens_per_step() == 5);
 
@@ -32,7 +34,7 @@ TEST_CASE("serving: speculative decoding emits the expected tokens per step") {
     CHECK(recs[0].output_tokens == O);
     // One prefill, then (O - 1) tokens at E per step (rounded up: the last step is cut short).
     const double per_step = s.serving_config->speculative->expected_tokens_per_step();
-    CHECK(double(r.iterations - 1) == doctest::Approx(std::ceil(double(O - 1) / per_step)).epsilon(0.03));
+    CHECK(double(r.iterations - 1) == exasim::testing::approx(std::ceil(double(O - 1) / per_step)).epsilon(0.03));
   }
   // Without a draft, 100 decode steps; with a perfect draft, 20 (each a bit dearer: the draft's k steps).
   const auto plain = testing::serving_scenario("  replicas: 1\n");
@@ -52,5 +54,5 @@ TEST_CASE("serving: MoE decode reads only the visited experts and EP adds all-to
   // Many tokens visit every expert anyway: the weights read are the same, the FLOPs 4x apart.
   CHECK(top2.linear_time(4096, 1) < top8.linear_time(4096, 1));
   const auto ep = testing::serving_scenario("  parallelism: {tp: 2, ep: 2}\n", "mixtral-8x7b");
-  CHECK(testing::pool_cost_model(ep, ep.model).linear_time(512, 1) != doctest::Approx(testing::pool_cost_model(s, s.model).linear_time(512, 1)));
+  CHECK(testing::pool_cost_model(ep, ep.model).linear_time(512, 1) != exasim::testing::approx(testing::pool_cost_model(s, s.model).linear_time(512, 1)));
 }

@@ -1,6 +1,8 @@
 // Prefix caching: identical prompts hit exactly their full shared prefix units; LRU eviction.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "serving_fixture.hpp"
 #include "workloads/serving/kv_block_manager.hpp"
 
@@ -33,7 +35,7 @@ TEST_CASE("serving: identical prompts hit the prefix cache as expected") {
     CHECK(recs[std::size_t(i)].prefix_hit_tokens == 2048);
     CHECK(recs[std::size_t(i)].ttft_s < recs[0].ttft_s);  // only 52 tokens left to prefill
   }
-  CHECK(r.prefix_hit_rate == doctest::Approx(double(n - 1) * 2048 / (double(n) * 2100)).epsilon(1e-12));
+  CHECK(r.prefix_hit_rate == exasim::testing::approx(double(n - 1) * 2048 / (double(n) * 2100)).epsilon(1e-12));
 }
 
 TEST_CASE("serving: different prefixes do not hit, and a shared head hits only its length") {

@@ -3,6 +3,8 @@
 // M/D/1 queue and its mean wait is Pollaczek-Khinchine's  W = rho S / (2 (1 - rho)),  rho = lambda S.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "serving_fixture.hpp"
 
 namespace {
@@ -29,9 +31,9 @@ TEST_CASE("serving: M/D/1 mean wait matches Pollaczek-Khinchine") {
     const double theory = rho * S / (2 * (1 - rho));
     CHECK(r.completed == 200000);
     // Every request waits, then runs exactly S: TTFT - queueing is the prefill, E2E - wait = S.
-    CHECK(r.e2e.mean - r.queueing.mean == doctest::Approx(S).epsilon(1e-9));
-    CHECK(r.queueing.mean == doctest::Approx(theory).epsilon(0.05));
+    CHECK(r.e2e.mean - r.queueing.mean == exasim::testing::approx(S).epsilon(1e-9));
+    CHECK(r.queueing.mean == exasim::testing::approx(theory).epsilon(0.05));
     // Utilization: the replica is busy a share rho of the time.
-    CHECK(r.pools[0].busy_fraction == doctest::Approx(rho).epsilon(0.02));
+    CHECK(r.pools[0].busy_fraction == exasim::testing::approx(rho).epsilon(0.02));
   }
 }

@@ -3,6 +3,8 @@
 // activations on, and each stage holds only its layers' weights and KV.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "models/collective/collective_model.hpp"
 #include "serving_fixture.hpp"
 #include "workloads/serving/iteration_cost.hpp"
@@ -35,7 +37,7 @@ TEST_CASE("serving: TP adds exactly two all-reduces per layer of the collective 
   const double ar_free = models::collective_cost(models::Collective::kAllReduce, T * double(s.model.hidden) * 2, {4, 4},
                                                  free, no_overhead).time_s;
   const double gather = 0;  // the LM head's logit gather is tiny next to 64 all-reduces
-  CHECK(with - without == doctest::Approx(2 * s.model.layers * (ar - ar_free) + gather).epsilon(0.01));
+  CHECK(with - without == exasim::testing::approx(2 * s.model.layers * (ar - ar_free) + gather).epsilon(0.01));
   const auto one = testing::serving_scenario("  parallelism: {tp: 1}\n");
   CHECK(without < cost_of(one, links).linear_time(T, 1));  // the GEMMs are split four ways
 }
@@ -48,9 +50,9 @@ TEST_CASE("serving: PP stages run in series and each holds half the weights") {
   const double two = cost_of(pp2, links).prefill_time(1000);
   const double send = models::collective_cost(models::Collective::kSendRecv, 1000.0 * double(pp1.model.hidden) * 2, {2, 2},
                                               links, pp1.calibration.collective).time_s;
-  CHECK(two == doctest::Approx(one + send).epsilon(1e-9));
+  CHECK(two == exasim::testing::approx(one + send).epsilon(1e-9));
   const auto& c2 = *pp2.serving_config;
   const auto m2 = sv::replica_memory(pp2.model, c2.pools[0], c2);
   CHECK(m2.weights_bytes < 0.52 * pp2.model.parameter_count() * 2);
-  CHECK(m2.kv_bytes_per_token == doctest::Approx(sv::kv_cache_bytes(pp2.model, 1, c2.kv_dtype) / 2));
+  CHECK(m2.kv_bytes_per_token == exasim::testing::approx(sv::kv_cache_bytes(pp2.model, 1, c2.kv_dtype) / 2));
 }

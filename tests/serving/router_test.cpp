@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "serving_fixture.hpp"
 #include "workloads/serving/router.hpp"
 
@@ -39,7 +41,7 @@ TEST_CASE("serving: round-robin, least-outstanding and random routers") {
     CHECK(x == b->pick(r, loads));  // same seed, same choices
     ++count[x];
   }
-  for (const int c : count) CHECK(c == doctest::Approx(1000).epsilon(0.1));
+  for (const int c : count) CHECK(c == exasim::testing::approx(1000).epsilon(0.1));
 }
 
 TEST_CASE("serving: prefix-affinity prefers the replica that caches the prompt's prefix") {
@@ -65,5 +67,5 @@ TEST_CASE("serving: prefix-affinity across replicas keeps shared prefixes togeth
   }
   testing::ListSource src(reqs);
   const auto r = testing::run_serving(s, src);
-  CHECK(r.prefix_hit_rate == doctest::Approx(38.0 * 1024 / (40.0 * 1100)).epsilon(1e-12));
+  CHECK(r.prefix_hit_rate == exasim::testing::approx(38.0 * 1024 / (40.0 * 1100)).epsilon(1e-12));
 }

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "serving_fixture.hpp"
 
 namespace {
@@ -32,9 +34,9 @@ TEST_CASE("serving reader: keys, defaults and pools") {
   CHECK_FALSE(c.decode_attention_matrix);  // vLLM's CUDA-core paged attention
   CHECK(c.scheduler == "sarathi");
   CHECK(c.chunked_prefill == 256);
-  CHECK(c.slo.ttft_s == doctest::Approx(0.5));
-  CHECK(c.slo.tpot_s == doctest::Approx(0.05));
-  CHECK(c.cpu_overhead_s == doctest::Approx(2e-3));
+  CHECK(c.slo.ttft_s == exasim::testing::approx(0.5));
+  CHECK(c.slo.tpot_s == exasim::testing::approx(0.05));
+  CHECK(c.cpu_overhead_s == exasim::testing::approx(2e-3));
   CHECK(c.router == "least-outstanding");
   CHECK(c.pools[0].host_bandwidth > 0);
   CHECK(c.max_num_seqs == 256);

@@ -2,6 +2,8 @@
 // recomputed here by hand from the kernel models (the op list of a Llama layer in vLLM, one GPU).
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "models/kernel/kernel_models.hpp"
 #include "serving_fixture.hpp"
 #include "workloads/serving/iteration_cost.hpp"
@@ -66,13 +68,13 @@ TEST_CASE("serving: one request without batching: TTFT = prefill time, TPOT = de
     double decode_sum = 0;
     for (std::int64_t i = 1; i < O; ++i) decode_sum += hand.decode(double(P + i)) + cpu;
     CHECK(recs[0].queueing_s == 0);
-    CHECK(recs[0].ttft_s == doctest::Approx(ttft).epsilon(1e-9));
-    CHECK(recs[0].tpot_s == doctest::Approx(decode_sum / double(O - 1)).epsilon(1e-9));
-    CHECK(recs[0].e2e_s == doctest::Approx(ttft + decode_sum).epsilon(1e-9));
+    CHECK(recs[0].ttft_s == exasim::testing::approx(ttft).epsilon(1e-9));
+    CHECK(recs[0].tpot_s == exasim::testing::approx(decode_sum / double(O - 1)).epsilon(1e-9));
+    CHECK(recs[0].e2e_s == exasim::testing::approx(ttft + decode_sum).epsilon(1e-9));
     CHECK(recs[0].output_tokens == O);
-    CHECK(r.itl.mean == doctest::Approx(decode_sum / double(O - 1)).epsilon(1e-9));
+    CHECK(r.itl.mean == exasim::testing::approx(decode_sum / double(O - 1)).epsilon(1e-9));
     CHECK(r.completed == 1);
-    CHECK(r.output_tokens_per_s == doctest::Approx(double(O) / (ttft + decode_sum)).epsilon(1e-9));
+    CHECK(r.output_tokens_per_s == exasim::testing::approx(double(O) / (ttft + decode_sum)).epsilon(1e-9));
   }
 }
 
@@ -83,8 +85,8 @@ TEST_CASE("serving: the iteration cost model's parts agree with the hand calcula
   testing::sv::CostModelInputs in{s.model, cfg.pools[0].gpu, cfg.pools[0].kernel, s.calibration.collective, {}, 8,
                                   cfg.pools[0].parallelism, cfg.precision, cfg.kv_dtype, 0, 0, nullptr};
   const testing::sv::IterationCostModel cost(in);
-  for (const double P : {1.0, 17.0, 512.0, 4096.0}) CHECK(cost.prefill_time(P) == doctest::Approx(hand.prefill(P)).epsilon(1e-12));
-  CHECK(cost.decode_step_time(1, 2048) == doctest::Approx(hand.decode(2048)).epsilon(1e-12));
+  for (const double P : {1.0, 17.0, 512.0, 4096.0}) CHECK(cost.prefill_time(P) == exasim::testing::approx(hand.prefill(P)).epsilon(1e-12));
+  CHECK(cost.decode_step_time(1, 2048) == exasim::testing::approx(hand.decode(2048)).epsilon(1e-12));
   // Batching amortizes the weights: 64 decodes cost far less than 64 single steps.
   CHECK(cost.decode_step_time(64, 1024) < 0.25 * 64 * cost.decode_step_time(1, 1024));
 }

@@ -3,6 +3,8 @@
 // cache's blocks of a windowed model: kv_capacity_test.cpp.)
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "serving_fixture.hpp"
 #include "workloads/serving/iteration_cost.hpp"
 
@@ -32,8 +34,8 @@ TEST_CASE("serving: sliding-window layers decode over at most the window, full l
     if (c.inputs().model.sliding_window > 0) b.decode_window_context = 32 * std::min(context, 1024.0);
     return c.attention_time(b);
   };
-  CHECK(attention(e, 32768) == doctest::Approx(attention(f, 1024)));
-  CHECK(attention(a, 32768) == doctest::Approx((attention(f, 32768) + attention(f, 1024)) / 2));
+  CHECK(attention(e, 32768) == exasim::testing::approx(attention(f, 1024)));
+  CHECK(attention(a, 32768) == exasim::testing::approx((attention(f, 32768) + attention(f, 1024)) / 2));
   CHECK(e.decode_step_time(32, 32768) < f.decode_step_time(32, 32768));
   // Prefill of a long prompt: the band saves attention work on the sliding layers.
   CHECK(e.prefill_time(16384) < a.prefill_time(16384));
@@ -45,5 +47,5 @@ TEST_CASE("serving: sliding-window layers decode over at most the window, full l
   mixed.decode_window_context = 100 + 1024;
   sv::BatchShape even = mixed;
   even.decode_context = even.decode_window_context = 2 * 562;  // (100 + 1024) / 2 each
-  CHECK(e.attention_time(mixed) == doctest::Approx(f.attention_time(even)));
+  CHECK(e.attention_time(mixed) == exasim::testing::approx(f.attention_time(even)));
 }

@@ -3,6 +3,8 @@
 // worked out by hand, with the contention-free and the link-sharing engine loops.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <cmath>
 #include <limits>
 #include <map>
@@ -72,10 +74,10 @@ TEST_CASE("compute beside a collective: done work kept, the rest at the reduced 
     Engine e(g, &ops, &net);
     e.slow_compute_during_comm({0.25});
     const Timeline t = e.run();
-    CHECK(t[c].start == doctest::Approx(2));
-    CHECK(t[c].end == doctest::Approx(6));
+    CHECK(t[c].start == exasim::testing::approx(2));
+    CHECK(t[c].end == exasim::testing::approx(6));
     CHECK(t[k].start == 0);
-    CHECK(t[k].end == doctest::Approx(11));
+    CHECK(t[k].end == exasim::testing::approx(11));
     CHECK(e.stats().events == 2 * g.task_count());  // rescheduled completions are not events
   }
 }
@@ -102,10 +104,10 @@ TEST_CASE("shares of concurrent comm tasks add up to a capped total, while other
   Engine e(g, &ops, &net);
   e.slow_compute_during_comm({0.3});
   const Timeline t = e.run();
-  CHECK(t[k0].end == doctest::Approx(2 + 5.5));
-  CHECK(t[k1].end == doctest::Approx(6));
-  CHECK(t[h].end == doctest::Approx(3));
-  for (TaskId c : comms) CHECK(t[c].end == doctest::Approx(2));
+  CHECK(t[k0].end == exasim::testing::approx(2 + 5.5));
+  CHECK(t[k1].end == exasim::testing::approx(6));
+  CHECK(t[h].end == exasim::testing::approx(3));
+  for (TaskId c : comms) CHECK(t[c].end == exasim::testing::approx(2));
 }
 
 TEST_CASE("zero shares leave the timeline bit for bit as without them, and runs repeat exactly") {

@@ -2,6 +2,8 @@
 // longest-path DP over dependencies plus implicit stream-order edges.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -145,7 +147,7 @@ TEST_CASE("random DAG: every task starts as soon as possible and makespan equals
     const std::vector<Time> end = asap_ends(g);
     for (TaskId t = 0; t < g.task_count(); ++t) {
       REQUIRE(tl[t].end == end[t]);
-      REQUIRE(tl[t].end - tl[t].start == doctest::Approx(g.task(t).duration));
+      REQUIRE(tl[t].end - tl[t].start == exasim::testing::approx(g.task(t).duration));
     }
     CHECK(tl.makespan() == *std::max_element(end.begin(), end.end()));
     CHECK(engine.stats().events == 2 * g.task_count());
@@ -196,7 +198,7 @@ TEST_CASE("a comm task takes the backend's duration at its start time") {
   REQUIRE(net.calls.size() == 1);
   CHECK(net.calls[0] == 2.0);
   CHECK(tl[c].start == 2.0);
-  CHECK(tl[c].end == doctest::Approx(2.0 + 4.0 + 0.5));
+  CHECK(tl[c].end == exasim::testing::approx(2.0 + 4.0 + 0.5));
 }
 
 TEST_CASE("comm task errors") {

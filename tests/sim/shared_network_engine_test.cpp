@@ -3,6 +3,8 @@
 // link whose schedule is computed by hand (equal shares of one link of capacity C).
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <algorithm>
 #include <map>
 #include <stdexcept>
@@ -91,8 +93,8 @@ TEST_CASE("shared network: two transfers at once each take twice as long") {
   Engine e(g, &ops, &link);
   const Timeline t = e.run();
   CHECK(t[0].start == 0);
-  CHECK(t[0].end == doctest::Approx(4.0));
-  CHECK(t[1].end == doctest::Approx(4.0));
+  CHECK(t[0].end == exasim::testing::approx(4.0));
+  CHECK(t[1].end == exasim::testing::approx(4.0));
   CHECK(link.prepared_ == 2);
   CHECK(link.runs_ == 1);
 }
@@ -115,11 +117,11 @@ TEST_CASE("shared network: a transfer that starts later shares the link only whi
   SharedLink link(1.0);
   Engine e(g, &ops, &link);
   const Timeline t = e.run();
-  CHECK(t[y].end == doctest::Approx(3.0));
-  CHECK(t[x].start == doctest::Approx(1.0));
-  CHECK(t[x].end == doctest::Approx(4.0));
-  CHECK(t[after].start == doctest::Approx(4.0));
-  CHECK(t.makespan() == doctest::Approx(4.5));
+  CHECK(t[y].end == exasim::testing::approx(3.0));
+  CHECK(t[x].start == exasim::testing::approx(1.0));
+  CHECK(t[x].end == exasim::testing::approx(4.0));
+  CHECK(t[after].start == exasim::testing::approx(4.0));
+  CHECK(t.makespan() == exasim::testing::approx(4.5));
   CHECK(e.stats().events == 2 * g.task_count());
 }
 
@@ -134,7 +136,7 @@ TEST_CASE("shared network: runs are deterministic and match the contention-free 
   for (TaskId i = 0; i < g.task_count(); ++i) {
     CHECK(t1[i].start == t2[i].start);
     CHECK(t1[i].end == t2[i].end);
-    CHECK(t1[i].end - t1[i].start == doctest::Approx(1.5));  // alone: bytes / capacity
+    CHECK(t1[i].end - t1[i].start == exasim::testing::approx(1.5));  // alone: bytes / capacity
   }
 }
 
@@ -177,12 +179,12 @@ TEST_CASE("shared network: members of a collective meet at a barrier and move th
     Engine e(g, &ops, &link);
     e.join_identical_collectives(join);
     const Timeline t = e.run();
-    CHECK(t[meet].start == doctest::Approx(3.0));
-    CHECK(t[meet].end == doctest::Approx(3.0));
-    CHECK(t[xa].start == doctest::Approx(3.0));
-    CHECK(t[xb].start == doctest::Approx(3.0));
-    CHECK(t[xa].end == doctest::Approx(join ? 5.0 : 7.0));
-    CHECK(t[xb].end == doctest::Approx(join ? 5.0 : 7.0));
+    CHECK(t[meet].start == exasim::testing::approx(3.0));
+    CHECK(t[meet].end == exasim::testing::approx(3.0));
+    CHECK(t[xa].start == exasim::testing::approx(3.0));
+    CHECK(t[xb].start == exasim::testing::approx(3.0));
+    CHECK(t[xa].end == exasim::testing::approx(join ? 5.0 : 7.0));
+    CHECK(t[xb].end == exasim::testing::approx(join ? 5.0 : 7.0));
   }
 }
 
@@ -194,7 +196,7 @@ TEST_CASE("engine: a barrier with no dependencies runs at time zero, one left wa
   g.add_dependency(free_barrier, k);
   const Timeline t = Engine(g).run();
   CHECK(t[free_barrier].end == 0);
-  CHECK(t[k].end == doctest::Approx(1.0));
+  CHECK(t[k].end == exasim::testing::approx(1.0));
 
   ExecGraph stuck;
   const StreamId s2 = stuck.add_stream(stuck.add_device("a"), StreamKind::kCompute, "a/compute");

@@ -2,6 +2,8 @@
 // construction's definition (ports per switch, links per pair, hops per route).
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "hw/error.hpp"
 #include "topology_fixture.hpp"
 
@@ -25,18 +27,18 @@ TEST_CASE("NVSwitch node: every GPU one NVLink port into one switch, two hops be
   CHECK(count(t, VertexKind::kGpu) == 8);
   CHECK(count(t, VertexKind::kNvSwitch) == 1);
   CHECK(links_of(t, LinkKind::kNvlink) == 8);
-  CHECK(gbs(t.link(0).bandwidth) == doctest::Approx(300));  // nvswitch-a100, per direction
+  CHECK(gbs(t.link(0).bandwidth) == exasim::testing::approx(300));  // nvswitch-a100, per direction
   Router r(t);
   const auto route = r.route(t.gpu(0), t.gpu(5));
   CHECK(route.size() == 2);
-  CHECK(r.latency(route) == doctest::Approx(0.7e-6));  // the fabric's GPU-to-GPU latency
+  CHECK(r.latency(route) == exasim::testing::approx(0.7e-6));  // the fabric's GPU-to-GPU latency
   CHECK(t.has_node_switch(0));
 }
 
 TEST_CASE("xGMI mesh: one link per GPU pair carrying a seventh of the GPU's fabric bandwidth") {
   const Topology t = build_topology(cluster_from("{node: hgx-mi300x, nodes: 1}"));
   CHECK(links_of(t, LinkKind::kXgmi) == 28);  // 8 choose 2
-  CHECK(gbs(t.link(0).bandwidth) == doctest::Approx(64));  // 448 GB/s over 7 peers
+  CHECK(gbs(t.link(0).bandwidth) == exasim::testing::approx(64));  // 448 GB/s over 7 peers
   Router r(t);
   CHECK(hops(r, t, 0, 7) == 1);
   CHECK_FALSE(t.has_node_switch(0));
@@ -75,14 +77,14 @@ TEST_CASE("2-tier fat-tree: leaves with radix/2 NIC ports, spines with one trunk
     const LinkInfo& l = t.link(id);
     if (l.kind != LinkKind::kNetwork) continue;
     physical += l.count;
-    if (l.count > 1) CHECK(gbs(l.bandwidth) == doctest::Approx(4 * 25.0));
+    if (l.count > 1) CHECK(gbs(l.bandwidth) == exasim::testing::approx(4 * 25.0));
   }
   CHECK(physical == 128 + 128);
   Router r(t);
   CHECK(hops(r, t, 0, 8) == 4);                                       // node 1 shares leaf 0
   const auto far = r.route(t.gpu(0), t.gpu(16));                      // node 2: leaf 1
   CHECK(far.size() == 6);
-  CHECK(r.latency(far) == doctest::Approx(1.0e-6 + 2 * 130e-9));     // NIC latency + 2 extra switches
+  CHECK(r.latency(far) == exasim::testing::approx(1.0e-6 + 2 * 130e-9));     // NIC latency + 2 extra switches
 }
 
 TEST_CASE("fat-tree oversubscription takes uplinks from the leaves") {

@@ -1,6 +1,8 @@
 // Chrome trace output parsed back with nlohmann::json and compared to the graph and timeline.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -77,7 +79,7 @@ TEST_CASE("chrome trace parses back, one X event per task with the timeline's ts
     CHECK(ev.at("pid").get<DeviceId>() == f.g.streams()[stream].device);
     CHECK(ev.at("name").get<std::string>() == f.g.label_of(id));
     CHECK(ev.at("cat").get<std::string>() == task_kind_name(f.g.task(id).kind));
-    CHECK(ev.at("dur").get<double>() == doctest::Approx((f.tl[id].end - f.tl[id].start) * 1e6));
+    CHECK(ev.at("dur").get<double>() == exasim::testing::approx((f.tl[id].end - f.tl[id].start) * 1e6));
     const Task& t = f.g.task(id);
     CHECK(ev.contains("args") == (t.flops != 0 || t.bytes != 0));
     if (t.flops != 0) CHECK(ev["args"]["flops"].get<double>() == t.flops);

@@ -4,6 +4,8 @@
 // says when its kernels are on every critical path.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -103,8 +105,8 @@ TEST_CASE("all_ranks: at flow fidelity every group's traffic is real and still m
   const Scenario s = load(scenario_text("{tp: 2, pp: 2, dp: 4, sequence_parallel: true}", "  zero: 1\n"));
   const TrainingResult sym = simulate(s, {}, "flow");
   const TrainingResult all = simulate(s, {true, {}}, "flow");
-  CHECK(all.iteration_time_s == doctest::Approx(sym.iteration_time_s).epsilon(1e-9));
-  CHECK(all.breakdown.exposed_comm == doctest::Approx(sym.breakdown.exposed_comm).epsilon(1e-6));
+  CHECK(all.iteration_time_s == exasim::testing::approx(sym.iteration_time_s).epsilon(1e-9));
+  CHECK(all.breakdown.exposed_comm == exasim::testing::approx(sym.breakdown.exposed_comm).epsilon(1e-6));
 }
 
 // With one pipeline stage every kernel of every rank is on the critical path (ranks meet at each
@@ -117,10 +119,10 @@ TEST_CASE("all_ranks: a straggler slows the iteration by (slowdown - 1) x its ke
     const double kernels = uniform.breakdown.compute + uniform.breakdown.optimizer;
     const double slowdown = 1.5;
     const TrainingResult slow = simulate(s, {true, {{5, slowdown}}});
-    CHECK(slow.iteration_time_s - uniform.iteration_time_s == doctest::Approx((slowdown - 1) * kernels).epsilon(0.02));
+    CHECK(slow.iteration_time_s - uniform.iteration_time_s == exasim::testing::approx((slowdown - 1) * kernels).epsilon(0.02));
     // Symmetry cannot see it; a faster GPU does not help (the others still set the pace).
     const TrainingResult fast = simulate(s, {true, {{5, 0.5}}});
-    CHECK(fast.iteration_time_s == doctest::Approx(uniform.iteration_time_s).epsilon(1e-9));
+    CHECK(fast.iteration_time_s == exasim::testing::approx(uniform.iteration_time_s).epsilon(1e-9));
   }
 }
 
@@ -168,8 +170,8 @@ TEST_CASE("all_ranks: a power cap that slows the kernels re-runs the whole graph
   const TrainingPlan plan(sym.model, *sym.training, sym.cluster.gpu_count(), sym.cluster.gpus_per_node);
   const planner::PlanEvaluation x = planner::evaluate_plan(a, plan), y = planner::evaluate_plan(b, plan);
   CHECK(x.power.mean_clock < 1);  // the cap binds
-  CHECK(y.result.iteration_time_s == doctest::Approx(x.result.iteration_time_s).epsilon(1e-12));
-  CHECK(y.result.gpu_power_w == doctest::Approx(x.result.gpu_power_w).epsilon(1e-9));
+  CHECK(y.result.iteration_time_s == exasim::testing::approx(x.result.iteration_time_s).epsilon(1e-12));
+  CHECK(y.result.gpu_power_w == exasim::testing::approx(x.result.gpu_power_w).epsilon(1e-9));
   CHECK(y.result.tasks > x.result.tasks);
 }
 

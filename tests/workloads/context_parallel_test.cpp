@@ -4,6 +4,8 @@
 // (plus dK/dV back), and reduces gradients over dp x cp.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <string>
 
 #include "training_fixture.hpp"
@@ -69,9 +71,9 @@ Totals totals(int cp, int dp) {
 TEST_CASE("context parallelism: each GPU does 1/cp of the attention and of the GEMMs") {
   const Totals one = totals(1, 4), two = totals(2, 2), four = totals(4, 1);
   // Causal attention over s: 4 b s^2 a d / 2; under cp each GPU does 1/cp of it.
-  CHECK(two.attention_flops == doctest::Approx(one.attention_flops / 2));
-  CHECK(four.attention_flops == doctest::Approx(one.attention_flops / 4));
-  CHECK(two.gemm_flops == doctest::Approx(one.gemm_flops / 2));
+  CHECK(two.attention_flops == exasim::testing::approx(one.attention_flops / 2));
+  CHECK(four.attention_flops == exasim::testing::approx(one.attention_flops / 4));
+  CHECK(two.gemm_flops == exasim::testing::approx(one.gemm_flops / 2));
 }
 
 TEST_CASE("context parallelism: K and V go around the ring three times per layer, over the cp group") {
@@ -82,7 +84,7 @@ TEST_CASE("context parallelism: K and V go around the ring three times per layer
   CHECK(two.ring_ops == 4 * micro_batches * 3);
   CHECK(two.ring_group == 2);
   // The whole sequence's K and V of this GPU's KV heads (8 / tp 2), bf16: 2 x b s g d x 2 bytes.
-  CHECK(two.ring_bytes == doctest::Approx(2.0 * 1 * 8192 * 4 * 128 * 2));
+  CHECK(two.ring_bytes == exasim::testing::approx(2.0 * 1 * 8192 * 4 * 128 * 2));
   // Gradients are reduced over dp x cp = 4 ranks either way.
   CHECK(one.grad_group == 4);
   CHECK(two.grad_group == 4);
@@ -95,9 +97,9 @@ TEST_CASE("context parallelism: activations per GPU shrink by cp, optimizer shar
     return training_memory(TrainingPlan(llama_like(), c, 2 * cp * dp, 8)).stages[0];
   };
   const StageMemory one = mem(1, 4), two = mem(2, 2);
-  CHECK(two.activations == doctest::Approx(one.activations / 2).epsilon(0.01));
-  CHECK(two.optimizer == doctest::Approx(one.optimizer));
-  CHECK(two.weights == doctest::Approx(one.weights));
+  CHECK(two.activations == exasim::testing::approx(one.activations / 2).epsilon(0.01));
+  CHECK(two.optimizer == exasim::testing::approx(one.optimizer));
+  CHECK(two.weights == exasim::testing::approx(one.weights));
 }
 
 TEST_CASE("context parallelism: plans it cannot run are rejected with the reason") {

@@ -2,6 +2,8 @@
 // CPU models, so serving and training run on CPUs. Checked against closed forms of those models.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <string>
 
 #include "hw/catalog.hpp"
@@ -35,10 +37,10 @@ TEST_CASE("cpu device: the device view carries the socket's memory, bandwidth an
   const workloads::Scenario s = scenario(kXeon + "model: llama3.1-8b\ntraining: {seq_len: 1024, global_batch: 1}\n");
   const hw::GpuSpec& d = s.cluster.gpu;
   REQUIRE(d.host_cpu);
-  CHECK(d.hbm_capacity_bytes == doctest::Approx(512.0 * (1ull << 30)));
-  CHECK(d.hbm_bandwidth == doctest::Approx(307.2e9));
+  CHECK(d.hbm_capacity_bytes == exasim::testing::approx(512.0 * (1ull << 30)));
+  CHECK(d.hbm_bandwidth == exasim::testing::approx(307.2e9));
   // 56 cores x 2 AVX-512 FMA units x 16 fp32 lanes x 2 FLOP x 2.0 GHz.
-  CHECK(d.peak(DType::kFp32) == doctest::Approx(56.0 * 2 * 16 * 2 * 2.0e9));
+  CHECK(d.peak(DType::kFp32) == exasim::testing::approx(56.0 * 2 * 16 * 2 * 2.0e9));
   CHECK(d.peak(DType::kBf16) == d.peak(DType::kFp32));
   CHECK_FALSE(d.supports(DType::kFp8));
 }
@@ -53,7 +55,7 @@ TEST_CASE("cpu device: a decode GEMM streams its weights from DRAM over all core
   const double t = models::gemm_time(d, s.calibration.kernel, DType::kBf16, 1, n, k).time_s;
   const double dram = models::level_bandwidth(p, models::CpuLevel::kDram, d.host_cpu->cores).read;
   CHECK(t >= weights / dram);
-  CHECK(t == doctest::Approx(weights / dram).epsilon(0.05));
+  CHECK(t == exasim::testing::approx(weights / dram).epsilon(0.05));
   // A large product is compute-bound: near the SIMD peak at the GEMM efficiency.
   const double big = models::gemm_time(d, s.calibration.kernel, DType::kFp32, 4096, 4096, 4096).time_s;
   const double peak = models::cpu_peak_flops(*d.host_cpu, DType::kFp32, d.host_cpu->cores);
@@ -70,7 +72,7 @@ TEST_CASE("cpu device: decode attention streams the KV cache, memory-bound ops t
   const double t1 = models::attention_decode(d, k, DType::kBf16, shape).time_s;
   shape.context = 8192;
   const double t2 = models::attention_decode(d, k, DType::kBf16, shape).time_s;
-  CHECK(t2 / t1 == doctest::Approx(2.0).epsilon(0.05));  // KV bytes double
+  CHECK(t2 / t1 == exasim::testing::approx(2.0).epsilon(0.05));  // KV bytes double
   const double norm1 = models::memory_op(d, k, models::MemoryOp::kRmsNorm, DType::kBf16, 4096, 4096).time_s;
   const double norm2 = models::memory_op(d, k, models::MemoryOp::kRmsNorm, DType::kBf16, 8192, 4096).time_s;
   CHECK(norm2 > norm1);

@@ -3,6 +3,8 @@
 // does: the kernels' total time grows by exactly the SM share x the time they overlapped it.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <algorithm>
 #include <string>
 
@@ -51,7 +53,7 @@ TEST_CASE("DDP: kernels beside the gradient all-reduce lose NCCL's SMs for as lo
   CHECK(free.overlap > 0);
   // One collective at a time on one GPU: the work lost is 16 of the A100's 108 SMs' share of
   // every second overlapped, and the kernels end that much later.
-  CHECK(held.kernels - free.kernels == doctest::Approx(16.0 / 108 * held.overlap).epsilon(1e-6));
+  CHECK(held.kernels - free.kernels == exasim::testing::approx(16.0 / 108 * held.overlap).epsilon(1e-6));
   CHECK(held.iteration > free.iteration);
   CHECK(held.iteration - free.iteration <= held.kernels - free.kernels + 1e-12);
 }

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -74,7 +76,7 @@ TEST_CASE("hf_config: Llama-3.1-8B") {
   CHECK_FALSE(m.moe);
   CHECK_FALSE(m.mla);
   CHECK(m.parameter_count() == 8'030'261'248.0);
-  CHECK(m.parameter_count() == doctest::Approx(8.03e9).epsilon(0.01));
+  CHECK(m.parameter_count() == exasim::testing::approx(8.03e9).epsilon(0.01));
   CHECK(m.active_parameter_count() == m.parameter_count());
 }
 
@@ -88,8 +90,8 @@ TEST_CASE("hf_config: Mixtral-8x7B") {
   CHECK(m.kv_heads == 8);
   CHECK(m.max_seq_len == 32768);
   CHECK(m.parameter_count() == 46'702'792'704.0);
-  CHECK(m.parameter_count() == doctest::Approx(46.7e9).epsilon(0.01));
-  CHECK(m.active_parameter_count() == doctest::Approx(12.9e9).epsilon(0.01));
+  CHECK(m.parameter_count() == exasim::testing::approx(46.7e9).epsilon(0.01));
+  CHECK(m.active_parameter_count() == exasim::testing::approx(12.9e9).epsilon(0.01));
 }
 
 TEST_CASE("hf_config: Qwen2-7B has QKV biases") {
@@ -99,7 +101,7 @@ TEST_CASE("hf_config: Qwen2-7B has QKV biases") {
   CHECK(m.head_dimension() == 128);
   CHECK(m.ffn == 18944);
   CHECK(m.parameter_count() == 7'615'616'512.0);
-  CHECK(m.parameter_count() == doctest::Approx(7.6e9).epsilon(0.01));
+  CHECK(m.parameter_count() == exasim::testing::approx(7.6e9).epsilon(0.01));
 }
 
 TEST_CASE("hf_config: GPT-NeoX-20B") {
@@ -114,7 +116,7 @@ TEST_CASE("hf_config: GPT-NeoX-20B") {
   CHECK(m.qkv_bias);
   // 20,554,567,680 is the count in the GPT-NeoX-20B paper (Black et al. 2022).
   CHECK(m.parameter_count() == 20'554'567'680.0);
-  CHECK(m.parameter_count() == doctest::Approx(20.6e9).epsilon(0.01));
+  CHECK(m.parameter_count() == exasim::testing::approx(20.6e9).epsilon(0.01));
 }
 
 TEST_CASE("hf_config: GPT-2") {
@@ -132,7 +134,7 @@ TEST_CASE("hf_config: GPT-2") {
   CHECK(m.position == PositionKind::kLearned);
   CHECK(m.tied_embeddings);
   CHECK(m.parameter_count() == 124'439'808.0);
-  CHECK(m.parameter_count() == doctest::Approx(124e6).epsilon(0.01));
+  CHECK(m.parameter_count() == exasim::testing::approx(124e6).epsilon(0.01));
 }
 
 TEST_CASE("hf_config: DeepSeek-V3") {
@@ -156,10 +158,10 @@ TEST_CASE("hf_config: DeepSeek-V3") {
   CHECK(m.head_dimension() == 192);  // query/key head: nope + rope
   // 671 B and 37 B exclude the multi-token-prediction module (num_nextn_predict_layers), as we do.
   // The gate's e_score_correction_bias (256 per MoE layer, 15K in all) is not counted.
-  CHECK(m.parameter_count() == doctest::Approx(671e9).epsilon(0.01));
+  CHECK(m.parameter_count() == exasim::testing::approx(671e9).epsilon(0.01));
   // We get 37.55 B: the published 37 B is rounded and, by its size, leaves out the input embedding
   // (0.93 B), of which a token reads one row; we count it whole like every other total here.
-  CHECK(m.active_parameter_count() == doctest::Approx(37e9).epsilon(0.02));
+  CHECK(m.active_parameter_count() == exasim::testing::approx(37e9).epsilon(0.02));
 }
 
 TEST_CASE("hf_config: a model directory is accepted, and _name_or_path names the model") {

@@ -3,6 +3,8 @@
 // end-of-iteration work adds its whole time. Checked against closed forms on one GPU.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "hw/config/node.hpp"
 #include "hw/error.hpp"
 #include "models/calibration/calibration_file.hpp"
@@ -44,17 +46,17 @@ TEST_CASE("host overheads: hidden while the GPU is the slower side, the pace whe
   // A dispatch far shorter than a pass: only the very first one is exposed.
   const double small = 0.1 * gpu.fwd;
   const Run hidden = simulate({small, 0});
-  CHECK(hidden.iteration - gpu.iteration == doctest::Approx(small / 2).epsilon(0.01));
+  CHECK(hidden.iteration - gpu.iteration == exasim::testing::approx(small / 2).epsilon(0.01));
   // A dispatch far longer than a pass: the host sets the pace, 2 m half-dispatches back to back,
   // then the last backward and the optimizer.
   const double big = 10 * (gpu.fwd + gpu.bwd);
   const Run bound = simulate({big, 0});
-  CHECK(bound.iteration == doctest::Approx(8 * big + gpu.bwd + (gpu.iteration - 8 * (gpu.fwd + gpu.bwd))).epsilon(0.01));
+  CHECK(bound.iteration == exasim::testing::approx(8 * big + gpu.bwd + (gpu.iteration - 8 * (gpu.fwd + gpu.bwd))).epsilon(0.01));
   // The end of the iteration adds its time after everything else.
   const Run tail = simulate({0, 0.25});
-  CHECK(tail.iteration - gpu.iteration == doctest::Approx(0.25).epsilon(1e-9));
+  CHECK(tail.iteration - gpu.iteration == exasim::testing::approx(0.25).epsilon(1e-9));
   // The time split says where it went: the GPU waited for its host, not for other stages.
-  CHECK(tail.host == doctest::Approx(0.25).epsilon(1e-9));
+  CHECK(tail.host == exasim::testing::approx(0.25).epsilon(1e-9));
   CHECK(gpu.host == 0);
   CHECK(bound.host > 0.8 * bound.iteration);
   CHECK(bound.bubble < 0.05 * bound.iteration);
@@ -63,8 +65,8 @@ TEST_CASE("host overheads: hidden while the GPU is the slower side, the pace whe
 TEST_CASE("host overheads: read from a calibration file's training section, checked") {
   const models::Calibration c = models::apply_calibration(
       {}, config::load_string("{training: {micro_batch_overhead: 2 ms, iteration_overhead: 30 ms}}", "cal.yaml"));
-  CHECK(c.host.micro_batch_s == doctest::Approx(2e-3));
-  CHECK(c.host.iteration_s == doctest::Approx(30e-3));
+  CHECK(c.host.micro_batch_s == exasim::testing::approx(2e-3));
+  CHECK(c.host.iteration_s == exasim::testing::approx(30e-3));
   CHECK_THROWS_AS(models::apply_calibration({}, config::load_string("{training: {launch: 2 ms}}", "cal.yaml")), ConfigError);
   CHECK_THROWS_AS(models::apply_calibration({}, config::load_string("{training: {iteration_overhead: -1 ms}}", "cal.yaml")),
                   ConfigError);
@@ -90,11 +92,11 @@ TEST_CASE("host overheads: per-expert dispatch of MoE layers, beside the expert 
   const double gpu = run(0);
   // Far above the GPU's work: 4 micro-batches x 4 layers x (8 forward + 16 backward) dispatches.
   const double big = 10 * gpu;
-  CHECK(run(big) == doctest::Approx(4 * 4 * 24 * big).epsilon(0.1));
+  CHECK(run(big) == exasim::testing::approx(4 * 4 * 24 * big).epsilon(0.1));
   // Far below: hidden behind the expert kernels.
-  CHECK(run(1e-9) == doctest::Approx(gpu).epsilon(1e-3));
+  CHECK(run(1e-9) == exasim::testing::approx(gpu).epsilon(1e-3));
   // The default is Megatron-Core + Transformer Engine's, fitted on a measured run (calibration_file.hpp).
-  CHECK(models::HostOverheads{}.expert_dispatch_s == doctest::Approx(148e-6));
+  CHECK(models::HostOverheads{}.expert_dispatch_s == exasim::testing::approx(148e-6));
   CHECK(models::apply_calibration({}, config::load_string("{training: {expert_dispatch_overhead: 50 us}}", "c.yaml"))
-            .host.expert_dispatch_s == doctest::Approx(50e-6));
+            .host.expert_dispatch_s == exasim::testing::approx(50e-6));
 }

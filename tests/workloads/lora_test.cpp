@@ -3,6 +3,8 @@
 // the adapters have gradients and Adam states. Checked against the closed forms.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <string_view>
 
 #include "training_fixture.hpp"
@@ -39,17 +41,17 @@ TEST_CASE("LoRA: a frozen layer's backward GEMMs are its forward's (input gradie
     const std::vector<Op> fwd = layer_forward(d), bwd = layer_backward(d);
     // Base GEMMs of a GPT layer per GPU: 2 T (h 3h + h h + h 4h + 4h h) / t = 24 T h^2 / t.
     const double T = 2048, h = 2048, r = 16;
-    CHECK(gemm_flops(fwd, false) == doctest::Approx(24 * T * h * h / tp));
-    CHECK(gemm_flops(bwd, false) == doctest::Approx(24 * T * h * h / tp));  // no weight gradients
+    CHECK(gemm_flops(fwd, false) == exasim::testing::approx(24 * T * h * h / tp));
+    CHECK(gemm_flops(bwd, false) == exasim::testing::approx(24 * T * h * h / tp));  // no weight gradients
     for (const Op& op : bwd) CHECK_FALSE((op.weight_grad && !op.name.starts_with("lora.")));
     for (const Op& op : fwd) CHECK(op.activation_precision == op.name.starts_with("lora."));  // adapters in 16 bits
     // Adapters: per target 2 T r (in + out) forward, twice that backward (dB, dZ, dA, dX).
     const double adapters = 2 * T * r * ((h + 3 * h / tp) + (h / tp + h) + (h + 4 * h / tp) + (4 * h / tp + h));
-    CHECK(gemm_flops(fwd, true) == doctest::Approx(adapters));
-    CHECK(gemm_flops(bwd, true) == doctest::Approx(2 * adapters));
+    CHECK(gemm_flops(fwd, true) == exasim::testing::approx(adapters));
+    CHECK(gemm_flops(bwd, true) == exasim::testing::approx(2 * adapters));
     // Without LoRA the backward does twice the forward's GEMM work.
     const LayerDims full = LayerDims::from(m, testing::config(tp, 1, 1, 8));
-    CHECK(gemm_flops(layer_backward(full), false) == doctest::Approx(2 * gemm_flops(layer_forward(full), false)));
+    CHECK(gemm_flops(layer_backward(full), false) == exasim::testing::approx(2 * gemm_flops(layer_forward(full), false)));
   }
 }
 
@@ -62,10 +64,10 @@ TEST_CASE("LoRA: only the adapters have gradients and optimizer states, the weig
   const TrainingPlan plan(m, c, dp, 8);
   const StageMemory s = training_memory(plan).stages[0];
   const double adapters = 8 * rank * (2048.0 + 3 * 2048.0);  // per layer r (h + 3h), 8 layers
-  CHECK(stage_trainable_parameters(plan, 0).total() == doctest::Approx(adapters));
-  CHECK(s.weights == doctest::Approx(2 * s.parameters + 2 * adapters));
-  CHECK(s.gradients == doctest::Approx(2 * adapters));
-  CHECK(s.optimizer == doctest::Approx(12 * adapters / dp));  // ZeRO-1 shards them
+  CHECK(stage_trainable_parameters(plan, 0).total() == exasim::testing::approx(adapters));
+  CHECK(s.weights == exasim::testing::approx(2 * s.parameters + 2 * adapters));
+  CHECK(s.gradients == exasim::testing::approx(2 * adapters));
+  CHECK(s.optimizer == exasim::testing::approx(12 * adapters / dp));  // ZeRO-1 shards them
 }
 
 TEST_CASE("LoRA: what it is not simulated with is refused by the plan") {

@@ -4,6 +4,8 @@
 // DeepSeek-V3-shaped MoE + MLA plan simulated end to end.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <string>
 
 #include "hw/config/node.hpp"
@@ -48,13 +50,13 @@ TEST_CASE("mla: the projections do 2 x tokens x the attention block's matmul par
   const double matmul = h * 1536 + 1536 * heads * 192 + h * 576 + 512 * heads * 256 + heads * 128 * h;
   CHECK(a.q_lora_rank == 1536);
   const LayerDims d1 = LayerDims::from(m, mla_config(1, 8, 8)).for_layer(m, 5);
-  CHECK(projection_flops(d1) == doctest::Approx(2 * T * matmul));
+  CHECK(projection_flops(d1) == exasim::testing::approx(2 * T * matmul));
   // The norms on the latents are the only other attention parameters.
-  CHECK(m.layer_base_parameter_count() - 2 * h == doctest::Approx(matmul + 1536 + 512));
+  CHECK(m.layer_base_parameter_count() - 2 * h == exasim::testing::approx(matmul + 1536 + 512));
   // TP 8: the down-projections run on every rank, the up-projections and the output split.
   const LayerDims d8 = LayerDims::from(m, mla_config(8, 8, 1)).for_layer(m, 5);
   const double replicated = h * 1536 + h * 576, split = matmul - replicated;
-  CHECK(projection_flops(d8) == doctest::Approx(2 * T * (replicated + split / 8)));
+  CHECK(projection_flops(d8) == exasim::testing::approx(2 * T * (replicated + split / 8)));
 }
 
 TEST_CASE("mla: FlashAttention sees 128 heads of query-key width 192 and value width 128") {
@@ -65,7 +67,7 @@ TEST_CASE("mla: FlashAttention sees 128 heads of query-key width 192 and value w
     if (op.kind == OpKind::kAttention) fwd += op.flops;
   // Causal: half of QK^T (width 192) and PV (width 128), 2 FLOPs per multiply-add.
   const double s = 4096;
-  CHECK(fwd == doctest::Approx(0.5 * 2 * s * s * 128 * (192 + 128)));
+  CHECK(fwd == exasim::testing::approx(0.5 * 2 * s * s * 128 * (192 + 128)));
   // The MFU formula counts the full score matrix with the same widths, and MLA's projections.
   const TrainingConfig c = mla_config(1, 8, 8);
   const double total = model_forward_flops(m, c);

@@ -3,6 +3,8 @@
 // against hand calculations on Mixtral 8x7B's shape.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -63,7 +65,7 @@ TEST_CASE("moe: each layer all-to-alls top_k copies of the GPU's tokens, four ti
   CHECK(a2a == 32 * 2 * 4);
   CHECK(group == 8);
   // Tokens this GPU routes: 4096 / tp 2 (sequence parallel); 2 copies each of 4096 bf16 values.
-  CHECK(bytes == doctest::Approx(4096.0 / 2 * 2 * 4096 * 2));
+  CHECK(bytes == exasim::testing::approx(4096.0 / 2 * 2 * 4096 * 2));
 }
 
 TEST_CASE("moe: the routed GEMMs do top_k experts' work per token, spread over the local experts") {
@@ -75,7 +77,7 @@ TEST_CASE("moe: the routed GEMMs do top_k experts' work per token, spread over t
   for (const Op& op : layer_forward(d))
     if (op.kind == OpKind::kGemm && std::string(op.name).starts_with("moe.experts_")) flops += op.flops, batch = op.batch;
   // (4096 / 2) tokens x top-2 x 3 matrices x 2 x 4096 x 14336 FLOPs, on 8 / 8 = 1 local expert.
-  CHECK(flops == doctest::Approx(2048.0 * 2 * 3 * 2 * 4096 * 14336));
+  CHECK(flops == exasim::testing::approx(2048.0 * 2 * 3 * 2 * 4096 * 14336));
   CHECK(batch == 1);
   // The model FLOP formula counts the active experts, not all eight.
   const double dense_mlp = 2 * 4096.0 * 3 * 4096 * 14336;  // per layer per sequence of 4096 tokens, one expert
@@ -84,15 +86,15 @@ TEST_CASE("moe: the routed GEMMs do top_k experts' work per token, spread over t
   ModelSpec dense = m;
   dense.moe.reset();
   CHECK(model_forward_flops(m, one) - model_forward_flops(dense, one) ==
-        doctest::Approx(32 * (dense_mlp * (2 - 1) + 2 * 4096.0 * 4096 * 8)));
+        exasim::testing::approx(32 * (dense_mlp * (2 - 1) + 2 * 4096.0 * 4096 * 8)));
 }
 
 TEST_CASE("moe: a GPU holds experts / ep whole experts, reduced over the ranks that hold the same ones") {
   const ModelSpec m = mixtral();
   const TrainingPlan plan(m, moe_config(2, 4, 8), 16, 8);
   const SharedParameters layer = layer_parameters(plan, 0);
-  CHECK(layer.expert == doctest::Approx(2 * m.expert_parameter_count()));  // 8 experts / ep 4
-  CHECK(layer.dense == doctest::Approx(m.layer_base_parameter_count() / 2 + m.router_parameter_count()));
+  CHECK(layer.expert == exasim::testing::approx(2 * m.expert_parameter_count()));  // 8 experts / ep 4
+  CHECK(layer.dense == exasim::testing::approx(m.layer_base_parameter_count() / 2 + m.router_parameter_count()));
   CHECK(plan.expert_replicas() == 2 * 8 / 4);
   const TrainingGraph g = graph(plan);
   bool expert_group = false;
@@ -135,8 +137,8 @@ TEST_CASE("moe: load imbalance scales the busiest rank's expert work and all-to-
   };
   const auto [f1, b1] = expert_flops_and_a2a(balanced);
   const auto [f2, b2] = expert_flops_and_a2a(skewed);
-  CHECK(f2 == doctest::Approx(1.5 * f1));
-  CHECK(b2 == doctest::Approx(1.5 * b1));
+  CHECK(f2 == exasim::testing::approx(1.5 * f1));
+  CHECK(b2 == exasim::testing::approx(1.5 * b1));
   const auto training = [](const std::string& extra) {
     return read_training(config::load_string("{seq_len: 4096, global_batch: 8, " + extra + "}", "moe.yaml"), 8);
   };
@@ -152,18 +154,18 @@ TEST_CASE("moe: the busiest rank's load from a routing log and an expert capacit
   log.tokens = {{10, 10, 10, 10, 10, 10, 30, 10}};
   MoeBalance b;
   b.routing = &log;
-  CHECK(busiest_rank_load(b, 0, 8, 4) == doctest::Approx(1.6));
-  CHECK(busiest_rank_load(b, 0, 8, 1) == doctest::Approx(1.0));  // one rank holds every expert
+  CHECK(busiest_rank_load(b, 0, 8, 4) == exasim::testing::approx(1.6));
+  CHECK(busiest_rank_load(b, 0, 8, 1) == exasim::testing::approx(1.0));  // one rank holds every expert
   b.capacity_factor = 1.25;  // expert 6 keeps 1.25 shares, drops the rest: (1.25 + 0.8) / 2
-  CHECK(busiest_rank_load(b, 0, 8, 4) == doctest::Approx(1.025));
+  CHECK(busiest_rank_load(b, 0, 8, 4) == exasim::testing::approx(1.025));
   b.pad_to_capacity = true;  // every expert runs its full capacity
-  CHECK(busiest_rank_load(b, 0, 8, 4) == doctest::Approx(1.25));
+  CHECK(busiest_rank_load(b, 0, 8, 4) == exasim::testing::approx(1.25));
   MoeBalance scalar{1.5};
   CHECK(busiest_rank_load(scalar, 3, 8, 4) == 1.5);
   scalar.capacity_factor = 1.2;
-  CHECK(busiest_rank_load(scalar, 3, 8, 4) == doctest::Approx(1.2));
+  CHECK(busiest_rank_load(scalar, 3, 8, 4) == exasim::testing::approx(1.2));
   scalar.capacity_factor = 2.0;
-  CHECK(busiest_rank_load(scalar, 3, 8, 4) == doctest::Approx(1.5));
+  CHECK(busiest_rank_load(scalar, 3, 8, 4) == exasim::testing::approx(1.5));
 }
 
 TEST_CASE("moe: a routing trace sets each layer's imbalance, bad traces are refused with file, line and fix") {
@@ -183,8 +185,8 @@ TEST_CASE("moe: a routing trace sets each layer's imbalance, bad traces are refu
   const TrainingPlan plan(m, c, 16, 8);
   // Layer 0 (expert 6 on rank 3 of ep 4): (30 + 10) x 8 / 100 tokens over 2 experts = 1.6
   // shares; other layers: (10 + 10) x 8 / 80 / 2 = 1.
-  CHECK(LayerDims::from(m, c).for_layer(m, 0).imbalance == doctest::Approx(1.6));
-  CHECK(LayerDims::from(m, c).for_layer(m, 1).imbalance == doctest::Approx(1.0));
+  CHECK(LayerDims::from(m, c).for_layer(m, 0).imbalance == exasim::testing::approx(1.6));
+  CHECK(LayerDims::from(m, c).for_layer(m, 1).imbalance == exasim::testing::approx(1.0));
 
   const auto training = [&](const std::string& extra) {
     return read_training(config::load_string("{seq_len: 4096, global_batch: 8, " + extra + "}", dir + "/scenario.yaml"), 8);
@@ -233,13 +235,13 @@ TEST_CASE("moe: expert tensor parallelism splits each expert's MLP, with its own
   };
   double b1 = 0, b2 = 0;
   std::size_t n1 = 0, n2 = 0;
-  CHECK(expert_work(folded, &b2, &n2) == doctest::Approx(expert_work(flat, &b1, &n1)));
+  CHECK(expert_work(folded, &b2, &n2) == exasim::testing::approx(expert_work(flat, &b1, &n1)));
   CHECK(n1 == 0);
   CHECK(n2 == 2);  // all-gather before the experts, reduce-scatter after
   // The gathered tokens: both ranks' copies (4096 / tp 2 tokens x top-2 each), bf16 rows of 4096.
-  CHECK(b2 == doctest::Approx(2.0 * (4096 / 2) * 2 * 4096 * 2));
+  CHECK(b2 == exasim::testing::approx(2.0 * (4096 / 2) * 2 * 4096 * 2));
   // A GPU holds 8 / ep 4 = 2 experts, half of each.
-  CHECK(layer_parameters(plan, 0).expert == doctest::Approx(2 * m.expert_parameter_count() / 2));
+  CHECK(layer_parameters(plan, 0).expert == exasim::testing::approx(2 * m.expert_parameter_count() / 2));
   // It simulates, and agrees with itself when every rank is simulated (groups tile the stage).
   const topologies::Cluster cluster = testing::ideal_cluster(2, 8);
   TrainingConfig small = folded;
@@ -248,7 +250,7 @@ TEST_CASE("moe: expert tensor parallelism splits each expert's MLP, with its own
   const TrainingPlan p(m, small, 16, 8);
   const TrainingResult r = simulate_training({p, cluster, models::KernelParams::defaults_for(cluster.gpu), {}, {}});
   const TrainingResult all = simulate_training({p, cluster, models::KernelParams::defaults_for(cluster.gpu), {}, {}, {}, {true, {}}});
-  CHECK(all.iteration_time_s == doctest::Approx(r.iteration_time_s).epsilon(1e-12));
+  CHECK(all.iteration_time_s == exasim::testing::approx(r.iteration_time_s).epsilon(1e-12));
   // Refused where it cannot run.
   TrainingConfig bad = folded;
   bad.parallelism.etp = 3;
@@ -278,7 +280,7 @@ TEST_CASE("moe: the all-to-alls wait for their tokens and the experts for them, 
     return simulate_training({TrainingPlan(m, c, 8, 8), cluster, k, {}, {}});
   };
   const TrainingResult plain = run(false), overlapped = run(true);
-  CHECK(overlapped.iteration_time_s == doctest::Approx(plain.iteration_time_s).epsilon(1e-12));
+  CHECK(overlapped.iteration_time_s == exasim::testing::approx(plain.iteration_time_s).epsilon(1e-12));
   // No kernel of GPU 0 runs while one of its all-to-alls does.
   const sim::ExecGraph& g = overlapped.graph->graph;
   const sim::Timeline& tl = *overlapped.timeline;
@@ -319,9 +321,9 @@ TEST_CASE("moe: token counts gathered over EP, tokens sorted by local expert aro
         if (name.find("sort_chunks") != std::string::npos) sorted += op.bytes, ++sorts;
       }
     INFO("ep = ", ep);
-    CHECK(counts == doctest::Approx(ep * 8.0 * 8));  // ep ranks x 8 experts x int64, forward only
+    CHECK(counts == exasim::testing::approx(ep * 8.0 * 8));  // ep ranks x 8 experts x int64, forward only
     // Each rank's 2048 tokens x top-2 copies of 4096 bf16 values, read and written, four times.
     CHECK(sorts == (ep < 8 ? 4 : 0));
-    CHECK(sorted == doctest::Approx(ep < 8 ? 4 * 2 * 2048.0 * 2 * 4096 * 2 : 0));
+    CHECK(sorted == exasim::testing::approx(ep < 8 ? 4 * 2 * 2048.0 * 2 * 4096 * 2 : 0));
   }
 }

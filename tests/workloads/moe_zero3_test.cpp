@@ -6,6 +6,8 @@
 // by hand.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <map>
 #include <string>
 
@@ -68,13 +70,13 @@ TEST_CASE("moe zero-3: every layer gathers its dense weights over dp and its exp
   for (const char* dense : {"fsdp gather (fwd)", "fsdp gather (bwd)", "fsdp reduce-scatter grads"}) {
     INFO(dense);
     CHECK(by_label[dense].count == per_iteration);
-    CHECK(by_label[dense].bytes == doctest::Approx(2 * kDenseLayer));
+    CHECK(by_label[dense].bytes == exasim::testing::approx(2 * kDenseLayer));
     CHECK(by_label[dense].group == 8);
   }
   for (const char* expert : {"fsdp expert gather (fwd)", "fsdp expert gather (bwd)", "fsdp expert reduce-scatter grads"}) {
     INFO(expert);
     CHECK(by_label[expert].count == per_iteration);
-    CHECK(by_label[expert].bytes == doctest::Approx(2 * (kE / 4) * kExpert));
+    CHECK(by_label[expert].bytes == exasim::testing::approx(2 * (kE / 4) * kExpert));
     CHECK(by_label[expert].group == 2);
   }
 }
@@ -87,18 +89,18 @@ TEST_CASE("moe zero-3: model states per GPU are 16 Psi over each group's size, a
   const double dense = kLayers * kDenseLayer + 2 * kVocab * kH + kH;
   const double experts = kLayers * (kE / 4) * kExpert;  // this GPU's experts, over their 2 replicas
   const double owned = dense / 8 + experts / 2;
-  CHECK(s.weights == doctest::Approx(2 * owned));
-  CHECK(s.gradients == doctest::Approx(2 * owned));
-  CHECK(s.optimizer == doctest::Approx(12 * owned));
+  CHECK(s.weights == exasim::testing::approx(2 * owned));
+  CHECK(s.gradients == exasim::testing::approx(2 * owned));
+  CHECK(s.optimizer == exasim::testing::approx(12 * owned));
   // Beside the shards: the layer computed and the one prefetched, whole, and one layer's gradients
   // before their reduce-scatter (FSDP's per-block wrap): 3 x 2 B x (dense + this GPU's 2 experts).
-  CHECK(s.gathered == doctest::Approx(3 * 2 * (kDenseLayer + (kE / 4) * kExpert)));
+  CHECK(s.gathered == exasim::testing::approx(3 * 2 * (kDenseLayer + (kE / 4) * kExpert)));
 
   // ZeRO-3 holds less than ZeRO-1: its 16-bit weights and gradients are sharded too.
   TrainingConfig one = zero3(2);
   one.zero = 1;
   const StageMemory s1 = training_memory(TrainingPlan(m, one, 8, 8)).stages[0];
-  CHECK(s1.weights == doctest::Approx(2 * (dense + experts)));  // unsharded
+  CHECK(s1.weights == exasim::testing::approx(2 * (dense + experts)));  // unsharded
   CHECK(s.total() < s1.total());
 }
 
@@ -111,8 +113,8 @@ TEST_CASE("moe zero-3: experts with a single replica (ep = dp) stay whole, and t
   REQUIRE(plan.expert_replicas() == 1);
   const StageMemory s = training_memory(plan).stages[0];
   const double dense = 4 * kDenseLayer + 2 * kVocab * kH + kH, experts = 4 * (kE / 8) * kExpert;
-  CHECK(s.weights == doctest::Approx(2 * (dense / 8 + experts)));
-  CHECK(s.gathered == doctest::Approx(3 * 2 * kDenseLayer));  // only the dense part is sharded
+  CHECK(s.weights == exasim::testing::approx(2 * (dense / 8 + experts)));
+  CHECK(s.gathered == exasim::testing::approx(3 * 2 * kDenseLayer));  // only the dense part is sharded
   const topologies::Cluster cluster = testing::dgx_a100_node();
   const TrainingGraph g = build_training_graph(plan, {cluster.gpu, models::KernelParams::defaults_for(cluster.gpu)});
   int dense_gathers = 0, expert_collectives = 0;
@@ -125,7 +127,7 @@ TEST_CASE("moe zero-3: experts with a single replica (ep = dp) stay whole, and t
   CHECK(expert_collectives == 0);
   const auto r = simulate_training({plan, cluster, models::KernelParams::defaults_for(cluster.gpu), {}, {}});
   CHECK(r.iteration_time_s > 0);
-  CHECK(r.memory.peak().total() == doctest::Approx(s.total()));
+  CHECK(r.memory.peak().total() == exasim::testing::approx(s.total()));
 }
 
 TEST_CASE("zero-3 gathered layers: with the optimizer on the host only the two gathered layers' weights stay, with the parameters there none") {
@@ -135,13 +137,13 @@ TEST_CASE("zero-3 gathered layers: with the optimizer on the host only the two g
   TrainingConfig c = testing::config(1, 1, 8, 8);
   c.zero = 3;
   c.attention = AttentionKernel::kFlash;
-  CHECK(training_memory(TrainingPlan(m, c, 8, 8)).stages[0].gathered == doctest::Approx(3 * 2 * layer));
+  CHECK(training_memory(TrainingPlan(m, c, 8, 8)).stages[0].gathered == exasim::testing::approx(3 * 2 * layer));
   c.offload = "optimizer-cpu";  // gradients stream to the host bucket by bucket (counted as gradients)
-  CHECK(training_memory(TrainingPlan(m, c, 8, 8)).stages[0].gathered == doctest::Approx(2 * 2 * layer));
+  CHECK(training_memory(TrainingPlan(m, c, 8, 8)).stages[0].gathered == exasim::testing::approx(2 * 2 * layer));
   c.offload = "params-cpu";  // ZeRO-Infinity: the gathered layers are the GPU's weights
   const StageMemory infinity = training_memory(TrainingPlan(m, c, 8, 8)).stages[0];
   CHECK(infinity.gathered == 0);
-  CHECK(infinity.weights == doctest::Approx(2 * 2 * layer));
+  CHECK(infinity.weights == exasim::testing::approx(2 * 2 * layer));
   c.offload = "none";
   c.zero = 2;  // nothing gathered
   CHECK(training_memory(TrainingPlan(m, c, 8, 8)).stages[0].gathered == 0);

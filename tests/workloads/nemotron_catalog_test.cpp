@@ -3,6 +3,8 @@
 // the model's FLOPs per token (shared/validation/published_cases.yaml ids nemo2407-pretrain-Nemotron-*).
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <string>
 
 #include "training_fixture.hpp"
@@ -31,13 +33,13 @@ double flops_per_token(const ModelSpec& m) {
 }  // namespace
 
 TEST_CASE("Nemotron catalog: FLOPs per token match the NeMo 24.07 table's TFLOP/s over tokens/s") {
-  CHECK(flops_per_token(nemotron("nemotron-8b")) == doctest::Approx(643e12 / 12507).epsilon(0.002));
-  CHECK(flops_per_token(nemotron("nemotron-22b")) == doctest::Approx(562e12 / 4312).epsilon(0.002));
-  CHECK(flops_per_token(nemotron("nemotron-4-340b")) == doctest::Approx(686e12 / 326).epsilon(0.002));
+  CHECK(flops_per_token(nemotron("nemotron-8b")) == exasim::testing::approx(643e12 / 12507).epsilon(0.002));
+  CHECK(flops_per_token(nemotron("nemotron-22b")) == exasim::testing::approx(562e12 / 4312).epsilon(0.002));
+  CHECK(flops_per_token(nemotron("nemotron-4-340b")) == exasim::testing::approx(686e12 / 326).epsilon(0.002));
   // Reports: Nemotron-4 15B has 15 B parameters, 3.2 B of them embeddings; 340B has 340 B.
   const ModelSpec m15 = nemotron("nemotron-4-15b");
-  CHECK(m15.parameter_count() == doctest::Approx(15.6e9).epsilon(0.01));
-  CHECK(nemotron("nemotron-4-340b").parameter_count() == doctest::Approx(341e9).epsilon(0.005));
+  CHECK(m15.parameter_count() == exasim::testing::approx(15.6e9).epsilon(0.01));
+  CHECK(nemotron("nemotron-4-340b").parameter_count() == exasim::testing::approx(341e9).epsilon(0.005));
 }
 
 TEST_CASE("Nemotron-4 340B in fp8 fits NeMo 24.07's TP8 PP8 VP12 plan on 80 GB H100s, in bf16 it does not") {

@@ -2,6 +2,8 @@
 // memory, the gradients cross PCIe to the host, the CPUs step, the 16-bit weights come back.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <limits>
 #include <string>
 #include <vector>
@@ -44,7 +46,7 @@ TEST_CASE("offload: the optimizer states leave the GPU, the weights stay") {
   const StageMemory& b = off.r.memory.peak();
   CHECK(a.optimizer > 0);
   CHECK(b.optimizer == 0);
-  CHECK(b.weights == doctest::Approx(a.weights));
+  CHECK(b.weights == exasim::testing::approx(a.weights));
   CHECK(b.gradients < a.gradients);
 }
 
@@ -65,14 +67,14 @@ TEST_CASE("offload: the host chain is PCIe out, memory-bound Adam on the node's 
     if (label == "weights to GPU") back = t.duration;
   }
   const double pcie = 0.8 * 31.5e9;  // Gen4 x16 per direction, pinned-copy efficiency
-  CHECK(to_host == doctest::Approx(2 * owned / pcie).epsilon(0.01));
-  CHECK(back == doctest::Approx(2 * owned / pcie));
+  CHECK(to_host == exasim::testing::approx(2 * owned / pcie).epsilon(0.01));
+  CHECK(back == exasim::testing::approx(2 * owned / pcie));
   // 30 B per parameter for the 8 GPUs' shards over the two sockets' DRAM, as the CPU memory model times it.
   const models::CpuParams cpu = models::CpuParams::defaults_for(host.cpu);
   const double per_socket = owned * 8 / 2;
   const models::LevelBandwidth dram = models::level_bandwidth(cpu, models::CpuLevel::kDram, host.cpu.cores);
   CHECK(step >= 16 * per_socket / dram.read);
-  CHECK(step == doctest::Approx(16 * per_socket / dram.read + 14 * per_socket / dram.write).epsilon(0.02));
+  CHECK(step == exasim::testing::approx(16 * per_socket / dram.read + 14 * per_socket / dram.write).epsilon(0.02));
 }
 
 TEST_CASE("offload: the iteration grows by the exposed host chain, less the GPU optimizer step it replaces") {
@@ -80,7 +82,11 @@ TEST_CASE("offload: the iteration grows by the exposed host chain, less the GPU 
   const double added = off.r.iteration_time_s - plain.r.iteration_time_s;
   CHECK(added > 0);
   CHECK(off.r.breakdown.offload > 0);
-  CHECK(added == doctest::Approx(off.r.breakdown.offload - plain.r.breakdown.optimizer).epsilon(0.05));
+  // The GPU keeps the gradient norm (optimizer 1.7 of 5.0 ms here); the stages' host chains end at
+  // different times, which moves the pipeline's drain (the breakdown's bubble, +9.7 ms of 2.2 s).
+  const double expected = off.r.breakdown.offload + off.r.breakdown.optimizer - plain.r.breakdown.optimizer;
+  CHECK(added == exasim::testing::approx(expected).epsilon(0.06));
+  CHECK(added >= expected);
 }
 
 TEST_CASE("offload: plans it cannot run say why") {
@@ -107,9 +113,9 @@ TEST_CASE("offload: ZeRO-Infinity moves each layer's shard over PCIe before its 
   const ModelSpec& m = inf.s.model;
   const double layer = m.layer_parameter_count() / 8;  // tp 8
   const StageMemory& mem = inf.r.memory.stages[1];
-  CHECK(mem.weights == doctest::Approx(2 * 2 * layer));
+  CHECK(mem.weights == exasim::testing::approx(2 * 2 * layer));
   CHECK(mem.optimizer == 0);
-  CHECK(mem.gradients == doctest::Approx(2 * layer));
+  CHECK(mem.gradients == exasim::testing::approx(2 * layer));
   CHECK(z3.r.memory.stages[1].optimizer > 0);
   // PCIe traffic of stage 1 (6 layers, 192 micro-batches of the GPT-3 scenario, shards over dp 8).
   const int layers = 96 / 16, micro_batches = 1536 / 8;
@@ -121,8 +127,8 @@ TEST_CASE("offload: ZeRO-Infinity moves each layer's shard over PCIe before its 
     if (label == "gradients to host") to_host += inf.r.graph->graph.task(id).bytes;
     if (label == "weights to GPU") back += inf.r.graph->graph.task(id).bytes;
   }
-  CHECK(fetched == doctest::Approx(2.0 * micro_batches * layers * 2 * layer / 8));
-  CHECK(to_host == doctest::Approx(1.0 * micro_batches * layers * 2 * layer / 8));
+  CHECK(fetched == exasim::testing::approx(2.0 * micro_batches * layers * 2 * layer / 8));
+  CHECK(to_host == exasim::testing::approx(1.0 * micro_batches * layers * 2 * layer / 8));
   CHECK(back == 0);
   // Slower than ZeRO-3 on the GPU: the PCIe copies and the host step are not all hidden.
   CHECK(inf.r.iteration_time_s > z3.r.iteration_time_s);
@@ -131,7 +137,7 @@ TEST_CASE("offload: ZeRO-Infinity moves each layer's shard over PCIe before its 
   double back3 = 0;
   for (sim::TaskId id : opt3.r.graph->graph.stream_tasks(opt3.r.graph->stages[1].offload))
     if (opt3.r.graph->graph.label_of(id) == "weights to GPU") back3 += opt3.r.graph->graph.task(id).bytes;
-  CHECK(back3 == doctest::Approx(2 * opt3.r.memory.stages[1].parameters / 8));
+  CHECK(back3 == exasim::testing::approx(2 * opt3.r.memory.stages[1].parameters / 8));
   CHECK(opt3.r.memory.stages[1].optimizer == 0);
 }
 
@@ -142,18 +148,18 @@ TEST_CASE("offload: ZeRO-Infinity on NVMe fetches at the GPU's share of the driv
   const Run cpu = run({"training.zero=3", "training.offload=params-cpu"});
   const Run nvme = run({"training.zero=3", "training.offload=nvme"});
   const topologies::HostSide& host = *nvme.s.cluster.host;
-  CHECK(host.nvme_read == doctest::Approx(28e9));
-  CHECK(host.nvme_write == doctest::Approx(15.2e9));
+  CHECK(host.nvme_read == exasim::testing::approx(28e9));
+  CHECK(host.nvme_write == exasim::testing::approx(15.2e9));
   const auto& g = nvme.r.graph->graph;
   const auto& st = nvme.r.graph->stages[1];
-  for (sim::TaskId id : g.stream_tasks(st.param_fetch)) CHECK(g.task(id).duration == doctest::Approx(g.task(id).bytes / 3.5e9));
+  for (sim::TaskId id : g.stream_tasks(st.param_fetch)) CHECK(g.task(id).duration == exasim::testing::approx(g.task(id).bytes / 3.5e9));
   const double owned = nvme.r.memory.stages[1].parameters / 8;
   double step = 0;
   for (sim::TaskId id : g.stream_tasks(st.offload))
     if (g.label_of(id) == "host optimizer step") step = g.task(id).duration;
-  CHECK(step == doctest::Approx(14 * owned * 8 / 15.2e9));
+  CHECK(step == exasim::testing::approx(14 * owned * 8 / 15.2e9));
   CHECK(nvme.r.iteration_time_s > cpu.r.iteration_time_s);
-  CHECK(nvme.r.memory.stages[1].weights == doctest::Approx(cpu.r.memory.stages[1].weights));
+  CHECK(nvme.r.memory.stages[1].weights == exasim::testing::approx(cpu.r.memory.stages[1].weights));
   // A server without NVMe figures cannot take it.
   topologies::Cluster bare = nvme.s.cluster;
   bare.host->nvme_read = bare.host->nvme_write = 0;

@@ -4,6 +4,8 @@
 // unfused attention, 2 s b h with it) and against the recomputed FLOPs of full recompute.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "hw/config/node.hpp"
 #include "hw/error.hpp"
 #include "training_fixture.hpp"
@@ -45,34 +47,34 @@ TEST_CASE("block recompute: N of L layers keep only their inputs, the others eve
   const double s = 2048, h = 2048, a = 16;
   const double kept = 34 * s * h + 5 * a * s * s, recomputed = 2 * s * h;
   // 4 layers a stage, 3 recomputed; 1F1B keeps pp - stage micro-batches in flight.
-  CHECK(r.stages[0].activations == doctest::Approx(2 * (3 * recomputed + 1 * kept)).epsilon(1e-9));
+  CHECK(r.stages[0].activations == exasim::testing::approx(2 * (3 * recomputed + 1 * kept)).epsilon(1e-9));
   // More recompute_layers than the chunk has: the whole chunk, as full recompute.
   c.recompute_layers = 4;
   const MemoryReport all = training_memory(TrainingPlan(m, c, 2, 8));
   c.recompute_layers = 0;
   const MemoryReport full = training_memory(TrainingPlan(m, c, 2, 8));
-  CHECK(all.stages[0].activations == doctest::Approx(full.stages[0].activations));
-  CHECK(full.stages[0].activations == doctest::Approx(2 * 4 * recomputed).epsilon(1e-9));
+  CHECK(all.stages[0].activations == exasim::testing::approx(full.stages[0].activations));
+  CHECK(full.stages[0].activations == exasim::testing::approx(2 * 4 * recomputed).epsilon(1e-9));
   // The last stage (one micro-batch in flight, and the head's buffers in both): one layer's difference.
-  CHECK(r.stages[1].activations - full.stages[1].activations == doctest::Approx(kept - recomputed).epsilon(1e-9));
+  CHECK(r.stages[1].activations - full.stages[1].activations == exasim::testing::approx(kept - recomputed).epsilon(1e-9));
 }
 
 TEST_CASE("block recompute: the recomputed forward FLOPs are N / L of full recompute's, per model chunk") {
   const TrainingResult none = simulate(models::Recompute::kNone, 0);
   const TrainingResult full = simulate(models::Recompute::kFull, 0);
   REQUIRE(recomputed_share(full) > 0.2);
-  CHECK(recomputed_share(none) == doctest::Approx(0));
+  CHECK(recomputed_share(none) == exasim::testing::approx(0));
   for (int n : {1, 2, 5}) {
     CAPTURE(n);
     const TrainingResult part = simulate(models::Recompute::kFull, n);
-    CHECK(recomputed_share(part) == doctest::Approx(recomputed_share(full) * n / 8).epsilon(1e-6));
+    CHECK(recomputed_share(part) == exasim::testing::approx(recomputed_share(full) * n / 8).epsilon(1e-6));
     CHECK(part.iteration_time_s > none.iteration_time_s);
     CHECK(part.iteration_time_s < full.iteration_time_s);
   }
   // Interleaved, 2 stages x 2 chunks of 2 layers: N = 1 recomputes one layer of each chunk, half.
   const TrainingResult chunked = simulate(models::Recompute::kFull, 1, 2, 2);
   const TrainingResult chunked_full = simulate(models::Recompute::kFull, 0, 2, 2);
-  CHECK(recomputed_share(chunked) == doctest::Approx(recomputed_share(chunked_full) / 2).epsilon(1e-6));
+  CHECK(recomputed_share(chunked) == exasim::testing::approx(recomputed_share(chunked_full) / 2).epsilon(1e-6));
 }
 
 TEST_CASE("block recompute: recompute_layers without full recompute is refused by name") {

@@ -5,6 +5,8 @@
 // attention core's batched matmuls stay 16-bit.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "models/kernel/kernel_models.hpp"
 #include "workloads/model/model_config.hpp"
 #include "training_fixture.hpp"
@@ -57,8 +59,8 @@ TEST_CASE("the unfused cross entropy moves the logits' bytes of each PyTorch pas
     return bytes;
   };
   const double x = 4096.0 * 131072 / 2, e = 2;
-  CHECK(loss_bytes(false) == doctest::Approx(x * (e + 36) + x * (12 + e)));
-  CHECK(loss_bytes(true) == doctest::Approx(x * (e + 12) + x * (4 + e)));
+  CHECK(loss_bytes(false) == exasim::testing::approx(x * (e + 36) + x * (12 + e)));
+  CHECK(loss_bytes(true) == exasim::testing::approx(x * (e + 12) + x * (4 + e)));
   // On an H100 the unfused loss costs a 1.7B-class model (hidden 2048, vocab 128k) time: the
   // iteration is slower by at least the extra bytes at the HBM's datasheet rate.
   topologies::Cluster cluster = testing::ideal_cluster(1, 2);
@@ -103,13 +105,13 @@ TEST_CASE("fp8: the routed experts' grouped GEMMs cast their tokens, the router 
   const LayerDims d = LayerDims::from(m, cfg).for_layer(m, 0);
   REQUIRE(d.moe);
   const double T = 4096, h = 4096, routed = T * 2, F = 14336;
-  CHECK(cast_elements(layer_forward(d)) == doctest::Approx(T * h + T * h + routed * h + routed * F));
+  CHECK(cast_elements(layer_forward(d)) == exasim::testing::approx(T * h + T * h + routed * h + routed * F));
   CHECK(sixteen_bit_gemms(layer_forward(d)) == std::vector<std::string>{"moe.router"});
   // Backward: each GEMM's incoming gradient for the input gradient and again (transposed) for the
   // weight gradient: dense QKV (T x 6144 with 8 KV heads), output (T x h); experts' down (routed x
   // h) and up (routed x 2 ffn, gated).
   CHECK(cast_elements(layer_backward(d)) ==
-        doctest::Approx(2 * (T * 6144 + T * h + routed * h + routed * 2 * F)));
+        exasim::testing::approx(2 * (T * 6144 + T * h + routed * h + routed * 2 * F)));
   CHECK(sixteen_bit_gemms(layer_backward(d)) == std::vector<std::string>{"moe.router_dgrad", "moe.router_wgrad"});
   // Megatron-Core's output layer is not a Transformer Engine module: no casts, 16-bit GEMMs.
   CHECK(cast_elements(head_forward(d)) == 0);
@@ -126,5 +128,5 @@ TEST_CASE("fp8: an unfused attention core's batched matmuls run in 16 bits, unca
   REQUIRE(!d.flash);
   CHECK(sixteen_bit_gemms(layer_forward(d)) == std::vector<std::string>{"attn.qk", "attn.av"});
   const double T = cfg.seq_len, h = 2048;  // QKV (T x h), output (T x h), MLP up (T x h), down (T x 4h)
-  CHECK(cast_elements(layer_forward(d)) == doctest::Approx(3 * T * h + T * 4 * h));
+  CHECK(cast_elements(layer_forward(d)) == exasim::testing::approx(3 * T * h + T * 4 * h));
 }

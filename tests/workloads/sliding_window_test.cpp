@@ -3,6 +3,8 @@
 // iteration it saves, and the combinations exasim refuses rather than mis-simulate.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <string>
 
 #include "hw/error.hpp"
@@ -63,8 +65,8 @@ TEST_CASE("sliding window: a sliding layer's attention does 4 d FLOPs per query 
   const ModelSpec m = windowed(128, 2);
   const double s = 8192, w = 128, heads = 16, d = 128;
   const double band = w * (w + 1) / 2 + (s - w) * w;  // min(position + 1, w) keys per query
-  CHECK(attention_flops(m, 0) == doctest::Approx(4 * heads * d * band));
-  CHECK(attention_flops(m, 1) == doctest::Approx(4 * heads * d * s * s / 2));  // full causal (Megatron's s^2 / 2)
+  CHECK(attention_flops(m, 0) == exasim::testing::approx(4 * heads * d * band));
+  CHECK(attention_flops(m, 1) == exasim::testing::approx(4 * heads * d * s * s / 2));  // full causal (Megatron's s^2 / 2)
 }
 
 TEST_CASE("sliding window: the iteration is shorter by at least the attention the window skips, and cp is refused") {
@@ -94,10 +96,10 @@ TEST_CASE("sliding window: the gpt-oss catalog models match the model card's siz
   // Model card (OpenAI, 2025): 116.83 B total / 5.13 B active; 20.9 B / 3.6 B. The card's active
   // count includes the unembedding but not the input embedding (a lookup). Not counted here: the
   // experts' and router's biases and the attention sinks (under 0.1%).
-  CHECK(big.parameter_count() == doctest::Approx(116.83e9).epsilon(0.005));
-  CHECK(big.active_parameter_count() - big.embedding_parameter_count() == doctest::Approx(5.13e9).epsilon(0.01));
-  CHECK(small.parameter_count() == doctest::Approx(20.9e9).epsilon(0.005));
-  CHECK(small.active_parameter_count() - small.embedding_parameter_count() == doctest::Approx(3.6e9).epsilon(0.01));
+  CHECK(big.parameter_count() == exasim::testing::approx(116.83e9).epsilon(0.005));
+  CHECK(big.active_parameter_count() - big.embedding_parameter_count() == exasim::testing::approx(5.13e9).epsilon(0.01));
+  CHECK(small.parameter_count() == exasim::testing::approx(20.9e9).epsilon(0.005));
+  CHECK(small.active_parameter_count() - small.embedding_parameter_count() == exasim::testing::approx(3.6e9).epsilon(0.01));
   CHECK(small.attention_window(0) == 128);
   CHECK(small.attention_window(23) == 0);
 }

@@ -6,6 +6,8 @@
 // and the GEMMs beside one run in chunks along M, each with its own wave quantization.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <string>
 
 #include "models/kernel/kernel_models.hpp"
@@ -76,7 +78,7 @@ TEST_CASE("TP collectives add up without overlap and hide behind kernels with it
   const Times serial = run(false);
   const Times overlapped = run(true);
   // One stage, one replica: nothing else runs, so the serial iteration is the plain sum.
-  CHECK(serial.iteration == doctest::Approx(serial.kernels + serial.collectives).epsilon(1e-6));
+  CHECK(serial.iteration == exasim::testing::approx(serial.kernels + serial.collectives).epsilon(1e-6));
   // Userbuffers split each overlapped GEMM along M (chunked_gemm_penalty): at least half of the
   // collectives' time hides behind the kernels, less what the split costs them.
   const double chunking = chunked_gemm_penalty();
@@ -86,7 +88,7 @@ TEST_CASE("TP collectives add up without overlap and hide behind kernels with it
   // Collectives that hold no SMs leave the kernels otherwise as they were.
   models::CollectiveParams free;
   free.userbuffers_all_gather_sms = free.userbuffers_reduce_scatter_sms = free.collective_sms = free.p2p_sms = 0;
-  CHECK(run(true, free).kernels == doctest::Approx(serial.kernels + chunking).epsilon(1e-9));
+  CHECK(run(true, free).kernels == exasim::testing::approx(serial.kernels + chunking).epsilon(1e-9));
   // Kernels that share the GPU with the collectives' SMs: slower still, by 0 < x <= s/(1-s) of the
   // collectives' time, s = 16 of the A100's 108 SMs (the most any of them holds).
   const double s = 16.0 / 108;
@@ -141,7 +143,7 @@ TEST_CASE("asynchronous backward TP communication hides the column-parallel redu
     CHECK(sync.input_gathers == 0);
     // Each reduction is shorter than the GEMM it hides behind (4 layers x 2 micro-batches x 2).
     CHECK(async.wgrads / 16 > async.hidden_candidates / 16);
-    CHECK(sync.iteration - async.iteration == doctest::Approx(sync.hidden_candidates).epsilon(0.02));
+    CHECK(sync.iteration - async.iteration == exasim::testing::approx(sync.hidden_candidates).epsilon(0.02));
     if (sp) {  // two more all-gathers per layer and micro-batch, none of them on the critical path
       CHECK(async.tp_collectives == sync.tp_collectives + 2 * 4 * 2);
       CHECK(async.input_gathers > 0);

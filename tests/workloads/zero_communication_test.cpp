@@ -4,6 +4,8 @@
 // reduce-scatter), all per micro-batch for ZeRO-3.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -55,15 +57,15 @@ TEST_CASE("ZeRO-3 moves 1.5 times the data-parallel volume, ZeRO-1 and 2 the sam
   const double ddp = dp_traffic(0, 1, &psi_layer);
   const double n = 8;
   // 2 Psi (n-1)/n bytes of 16-bit gradients, Psi = 4 layers (+ a tiny embedding).
-  CHECK(ddp == doctest::Approx(2 * (n - 1) / n * 2 * 4 * psi_layer).epsilon(0.01));
-  CHECK(dp_traffic(1, 1) == doctest::Approx(ddp).epsilon(0.01));
-  CHECK(dp_traffic(2, 1) == doctest::Approx(ddp).epsilon(0.01));
-  CHECK(dp_traffic(3, 1) == doctest::Approx(1.5 * ddp).epsilon(0.02));
+  CHECK(ddp == exasim::testing::approx(2 * (n - 1) / n * 2 * 4 * psi_layer).epsilon(0.01));
+  CHECK(dp_traffic(1, 1) == exasim::testing::approx(ddp).epsilon(0.01));
+  CHECK(dp_traffic(2, 1) == exasim::testing::approx(ddp).epsilon(0.01));
+  CHECK(dp_traffic(3, 1) == exasim::testing::approx(1.5 * ddp).epsilon(0.02));
   // ZeRO-3 repeats its gathers and reduce-scatters for every micro-batch; DDP reduces once.
-  CHECK(dp_traffic(0, 4) == doctest::Approx(ddp).epsilon(0.01));
-  CHECK(dp_traffic(3, 4) == doctest::Approx(4 * 1.5 * ddp).epsilon(0.02));
+  CHECK(dp_traffic(0, 4) == exasim::testing::approx(ddp).epsilon(0.01));
+  CHECK(dp_traffic(3, 4) == exasim::testing::approx(4 * 1.5 * ddp).epsilon(0.02));
   // A full recompute gathers the weights its backward then uses: still 3 Psi, not 4.
-  CHECK(dp_traffic(3, 1, nullptr, models::Recompute::kFull) == doctest::Approx(1.5 * ddp).epsilon(0.02));
+  CHECK(dp_traffic(3, 1, nullptr, models::Recompute::kFull) == exasim::testing::approx(1.5 * ddp).epsilon(0.02));
 }
 
 TEST_CASE("ZeRO-3 weight gathers overlap the previous layer") {
@@ -115,12 +117,12 @@ TEST_CASE("hybrid sharding: ZeRO-3 inside groups of 8, the shard's gradients all
     CHECK((op.ranks.size() == 8 || op.ranks.size() == 4 || op.bytes <= 8));  // or the 4-byte norm over all 32
   }
   const double psi = 4 * model.layer_parameter_count();  // + a tiny embedding
-  CHECK(inside == doctest::Approx(3 * 2 * psi * 7.0 / 8).epsilon(0.02));
-  CHECK(across == doctest::Approx(2 * 3.0 / 4 * 2 * psi / 8).epsilon(0.02));
+  CHECK(inside == exasim::testing::approx(3 * 2 * psi * 7.0 / 8).epsilon(0.02));
+  CHECK(across == exasim::testing::approx(2 * 3.0 / 4 * 2 * psi / 8).epsilon(0.02));
   // States per GPU: 16 Psi / 8, not / 32.
   const MemoryReport mem = training_memory(plan);
   const double states = mem.stages[0].weights + mem.stages[0].gradients + mem.stages[0].optimizer;
-  CHECK(states == doctest::Approx(16 * mem.stages[0].parameters / 8).epsilon(1e-9));
+  CHECK(states == exasim::testing::approx(16 * mem.stages[0].parameters / 8).epsilon(1e-9));
 }
 
 TEST_CASE("hybrid sharding keeps ZeRO-3's gathers on NVLink: faster than sharding over every node on a slow network") {
@@ -203,10 +205,10 @@ TEST_CASE("ZeRO-1 weight all-gather overlapped with the next forward: exposed pe
     const GatherRun sync = zero1_run(false, bw), over = zero1_run(true, bw);
     const double g = sync.gathers / L, f = probe.layer_fwd;
     CAPTURE(ratio);
-    CHECK(g == doctest::Approx(ratio * f).epsilon(0.05));
-    CHECK(over.gathers == doctest::Approx(sync.gathers).epsilon(0.01));  // the same bytes, moved elsewhere
+    CHECK(g == exasim::testing::approx(ratio * f).epsilon(0.05));
+    CHECK(over.gathers == exasim::testing::approx(sync.gathers).epsilon(0.01));  // the same bytes, moved elsewhere
     const double delay = std::max(g, L * (g - f) + f);
-    CHECK(sync.iteration - over.iteration == doctest::Approx(L * g - delay).epsilon(0.05));
+    CHECK(sync.iteration - over.iteration == exasim::testing::approx(L * g - delay).epsilon(0.05));
   }
 }
 

@@ -75,6 +75,7 @@ int in_flight_passes(const std::string& schedule, int stage, int pp, int m, int 
   if (!s) return m * chunks;
   int outstanding = 0, peak = 0;
   for (const PipelineStep& step : s->order(stage, pp, m, chunks)) {
+    if (s->splits_weight_grad && !step.forward && !step.weight) continue;  // held until W (training_memory)
     outstanding += step.forward ? 1 : -1;
     peak = std::max(peak, outstanding);
   }

@@ -94,11 +94,12 @@ double pipeline_time(const Ctx& x, const std::vector<StageLoad>& loads, double s
   }
   // Interleaving shrinks the bubble by v: each fill and drain step is one chunk of 1/v the layers.
   double bubble = (sum_fb - max_fb) / x.c.vpp;
-  // ZB-H1 (Qi et al., ICLR'24) moves weight-gradient passes (W) into the drain: the stages off
-  // the critical path wait only for F and the input-gradient half of B there, (p - 1)(F + B / 2)
-  // taking W as half the backward (half of its GEMMs). The paper's (p - 1) F needs W = B_input
-  // exactly and many micro-batches; the engine's schedule lands close to F + B / 2.
-  if (pipeline_schedules()[x.c.schedule].splits_weight_grad && sum_fb > 0) bubble *= (sum_f + sum_fb) / 2 / sum_fb;
+  // ZB-H1 (Qi et al., ICLR'24): (p - 1)(F + B - W) with B the input-gradient part of the
+  // backward, against 1F1B's (p - 1)(F + B + W); taking W as half the backward (half of its
+  // GEMMs) leaves (p - 1) F. That needs a deferred W on every rank (m >= p); with fewer
+  // micro-batches only the backward cascade speeds up, to F + B / 2 per stage.
+  if (pipeline_schedules()[x.c.schedule].splits_weight_grad && sum_fb > 0)
+    bubble *= x.m >= x.c.pp ? sum_f / sum_fb : (sum_f + sum_fb) / 2 / sum_fb;
   e.compute_s = x.m * max_fb;
   e.bubble_s = bubble;
   return x.m * max_fb + bubble + 2 * (x.c.pp - 1) * send;

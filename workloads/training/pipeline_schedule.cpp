@@ -57,20 +57,25 @@ std::vector<PipelineStep> interleaved(int stage, int stages, int m, int chunks) 
   return steps;
 }
 
-// ZB-H1 (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR'24, Section 3): 1F1B whose
-// backward passes propagate input gradients only (B) and send them on at once; each weight-
-// gradient pass (W) follows its B on the same rank. The backward cascade through the stages
-// then costs T_B per stage instead of T_B + T_W, and the bubble shrinks from
-// (p - 1)(T_F + T_B + T_W) to (p - 1)(T_F + T_B - T_W) at 1F1B's activation memory.
+// ZB-H1 (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR'24, Section 3.1): 1F1B whose
+// backward passes propagate input gradients only (B) and send them on at once, with each rank's
+// weight-gradient passes (W) shifted later: rank i runs W of micro-batch j after B of j + i, and
+// its last i after its last B. The backward cascade through the stages then costs T_B per stage
+// instead of T_B + T_W, the later ranks (which 1F1B leaves idle at the end) absorb the deferred
+// W's, and the bubble shrinks from (p - 1)(T_F + T_B + T_W) to (p - 1)(T_F + T_B - T_W). A rank
+// keeps a micro-batch's activations until its W: every rank peaks at p micro-batches, 1F1B's
+// peak (the first rank's).
 std::vector<PipelineStep> zero_bubble_h1(int stage, int stages, int m, int /*chunks*/) {
   const int warmup = std::min(stages - stage - 1, m);
+  const int lag = std::min(stage, m);
   std::vector<PipelineStep> steps;
   for (int f = 0; f < warmup; ++f) steps.push_back({true, f});
   for (int b = 0; b < m; ++b) {
     if (warmup + b < m) steps.push_back({true, warmup + b});
     steps.push_back({false, b});
-    steps.push_back({false, b, 0, true});
+    if (b >= lag) steps.push_back({false, b - lag, 0, true});
   }
+  for (int b = m - lag; b < m; ++b) steps.push_back({false, b, 0, true});
   return steps;
 }
 

@@ -14,7 +14,9 @@ int in_flight_chunks(const TrainingPlan& plan, int stage) {
   if (!s) return plan.micro_batches() * plan.chunks();
   int outstanding = 0, peak = 0;
   for (const PipelineStep& step : s->order(stage, plan.par().pp, plan.micro_batches(), plan.chunks())) {
-    if (step.weight) continue;  // ZB-H1 frees as 1F1B does at the input-gradient pass (Qi et al.)
+    // Split backward passes (ZB-H1): a micro-batch's activations are held until its weight-
+    // gradient pass, which needs the layers' inputs (Qi et al.: p micro-batches on every rank).
+    if (s->splits_weight_grad && !step.forward && !step.weight) continue;
     outstanding += step.forward ? 1 : -1;
     peak = std::max(peak, outstanding);
   }
