@@ -254,6 +254,9 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
     for (int l = layers - 1; l >= 0; --l) {
       emit(s.wgt[l], stage, kBackwardTask, pass);
       layer_grad_ready_[stage][first_layer + l] = pass.last;
+      // ZeRO-3: reduce-scattered at once (W needs no weights: dW = X^T dY, so nothing is gathered).
+      if (const SharedParameters p = sharded_parameters(first_layer + l); p.total() > 0 && !s.wgt[l].empty())
+        reduce_layer_gradients(stage, p, pass);
     }
     last_backward_[stage] = pass.last;
     return pass;
@@ -278,7 +281,10 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
   for (int l = layers - 1; l >= 0; --l) {
     const bool recomputes = !s.rec[l].empty();
     emit_layer(s.rec[l], stage, first_layer + l, kRecomputeTask, pass, Shards::kGather);
-    emit_layer(s.bwd[l], stage, first_layer + l, kBackwardTask, pass, recomputes ? Shards::kReduce : Shards::kGatherAndReduce);
+    // Split off weight gradients (ZB-H1): the input-gradient pass gathers but reduces nothing.
+    const Shards after = recomputes ? (split_weight_ ? Shards::kNone : Shards::kReduce)
+                                    : (split_weight_ ? Shards::kGather : Shards::kGatherAndReduce);
+    emit_layer(s.bwd[l], stage, first_layer + l, kBackwardTask, pass, after);
     if (!split_weight_) layer_grad_ready_[stage][first_layer + l] = pass.last;
   }
   emit(s.embed_bwd, stage, kBackwardTask, pass);
@@ -294,24 +300,28 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
 // layer's routed experts are sharded over their own replicas (the expert-data-parallel group, as
 // Megatron-FSDP and torchtitan's FSDP2 with expert parallelism shard them): a second gather and
 // reduce-scatter over that group, after the dense one on the same stream.
-void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, int layer, std::uint16_t category, Pass& pass,
-                          Shards shards) {
-  const bool sharded = plan_.config().zero >= 3 && !segs.empty() &&
-                       (plan_.shard_size() > 1 || (plan_.expert_replicas() > 1 && plan_.model().is_moe_layer(layer)));
-  if (!sharded) {
-    emit(segs, stage, category, pass);
-    return;
-  }
+SharedParameters Lowering::sharded_parameters(int layer) const {
+  if (plan_.config().zero < 3) return {};
   SharedParameters params = layer_parameters(plan_, layer);
   if (plan_.shard_size() <= 1) params.dense = 0;
   if (plan_.expert_replicas() <= 1) params.expert = 0;
+  return params;
+}
+
+void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, int layer, std::uint16_t category, Pass& pass,
+                          Shards shards) {
+  const SharedParameters params = sharded_parameters(layer);
+  if (shards == Shards::kNone || segs.empty() || params.total() <= 0) {
+    emit(segs, stage, category, pass);
+    return;
+  }
   if (shards == Shards::kReduce) {
     emit(segs, stage, category, pass);
     reduce_layer_gradients(stage, params, pass);
     return;
   }
   const bool backward = shards == Shards::kGatherAndReduce;
-  const std::string label = backward ? "fsdp gather (bwd)" : "fsdp gather (fwd)";
+  const std::string label = category == kBackwardTask ? "fsdp gather (bwd)" : "fsdp gather (fwd)";
   sim::TaskId gather = sim::kNone, dense_gather = sim::kNone;
   if (params.dense > 0)
     gather = dense_gather = dp_collective(stage, out_.stages[stage].dp_gather, sim::CommKind::kAllGather, params.dense * 2, label, Over::kShard);
@@ -456,10 +466,6 @@ TrainingGraph Lowering::run() {
                     {"", 0, "training.pipeline_schedule"}, "use gpipe, 1f1b, interleaved, zero-bubble or breadth-first");
   }
   split_weight_ = schedule->splits_weight_grad;
-  if (split_weight_ && plan_.config().zero >= 3) {
-    throw PlanError("the zero-bubble schedule with ZeRO-3 is not simulated yet", {"", 0, "training.zero"},
-                    "use zero: 0..2 with zero-bubble, or 1f1b with ZeRO-3");
-  }
   layer_grad_ready_.assign(pp, {});
   last_backward_.assign(pp, sim::kNone);
   gather_gate_.assign(pp, sim::kNone);
