@@ -73,13 +73,7 @@ int in_flight_passes(const std::string& schedule, int stage, int pp, int m, int 
   // Any other schedule: walk its order.
   const ScheduleInfo* s = find_pipeline_schedule(schedule);
   if (!s) return m * chunks;
-  int outstanding = 0, peak = 0;
-  for (const PipelineStep& step : s->order(stage, pp, m, chunks)) {
-    if (s->splits_weight_grad && !step.forward && !step.weight) continue;  // held until W (training_memory)
-    outstanding += step.forward ? 1 : -1;
-    peak = std::max(peak, outstanding);
-  }
-  return peak;
+  return peak_in_flight(*s, stage, pp, m, chunks);
 }
 
 int virtual_stage_layers(const Candidate& c, int layers, int v) {

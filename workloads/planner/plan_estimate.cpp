@@ -7,7 +7,9 @@
 #include "models/memory/activation_memory.hpp"
 #include "models/power/cluster_power.hpp"
 #include "models/power/dvfs.hpp"
+#include "sim/engine.hpp"
 #include "workloads/training/pipeline_schedule.hpp"
+#include "workloads/training/training_graph.hpp"
 #include "workloads/training/training_memory.hpp"
 #include "workloads/training/model_flops.hpp"
 #include "workloads/training/offload_costs.hpp"
@@ -220,10 +222,10 @@ Estimate Estimator::estimate(const Candidate& c) {
   if (c.zero >= 3) {
     // A layer's compute shares its SMs with the collectives beside it (NCCL's channels): the next
     // layer's gather, and in a backward also this layer's reduce-scatter.
-    const double share = std::min(in_.calibration.collective.collective_sms / std::max(1, gpu.sm_count), 0.75);
+    const double share = comm_compute_share(gpu, in_.calibration.collective.collective_sms);
     const double rs = layer_collective(x, comm_, sim::CommKind::kReduceScatter, x.grad_layer_bytes());
     if (fwd > 0) fwd /= 1 - share * std::min(1.0, gather / fwd);
-    if (bwd > 0) bwd /= 1 - std::min(0.75, share * (std::min(1.0, gather / bwd) + std::min(1.0, rs / bwd)));
+    if (bwd > 0) bwd /= 1 - std::min(sim::Engine::kMaxCommComputeShare, share * (std::min(1.0, gather / bwd) + std::min(1.0, rs / bwd)));
   }
   x.f = std::max({fwd, gather, fetch});
   x.b = std::max({bwd, gather, fetch});

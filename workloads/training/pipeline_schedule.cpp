@@ -108,6 +108,16 @@ const std::vector<ScheduleInfo>& pipeline_schedules() {
   return table;
 }
 
+int peak_in_flight(const ScheduleInfo& s, int stage, int stages, int micro_batches, int chunks) {
+  int outstanding = 0, peak = 0;
+  for (const PipelineStep& step : s.order(stage, stages, micro_batches, chunks)) {
+    if (s.splits_weight_grad && !step.forward && !step.weight) continue;
+    outstanding += step.forward ? 1 : -1;
+    peak = std::max(peak, outstanding);
+  }
+  return peak;
+}
+
 const ScheduleInfo* find_pipeline_schedule(const std::string& name) {
   for (const auto& s : pipeline_schedules())
     if (s.name == name) return &s;

@@ -22,6 +22,11 @@ struct ScheduleInfo {
   std::vector<PipelineStep> (*order)(int stage, int stages, int micro_batches, int chunks);
 };
 
+// The most model-chunk passes whose activations rank `stage` holds at once under `s`: forwards
+// whose backward has not released them yet (with split backward passes, ZB-H1, the weight-
+// gradient pass releases them: it needs the layers' inputs).
+int peak_in_flight(const ScheduleInfo& s, int stage, int stages, int micro_batches, int chunks);
+
 // All registered schedules (for `help` and validation).
 const std::vector<ScheduleInfo>& pipeline_schedules();
 // The schedule called `name`, or nullptr.

@@ -255,7 +255,7 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
       emit(s.wgt[l], stage, kBackwardTask, pass);
       layer_grad_ready_[stage][first_layer + l] = pass.last;
       // ZeRO-3: reduce-scattered at once (W needs no weights: dW = X^T dY, so nothing is gathered).
-      if (const SharedParameters p = sharded_parameters(first_layer + l); p.total() > 0 && !s.wgt[l].empty())
+      if (const SharedParameters p = sharded_layer_parameters(plan_, first_layer + l); p.total() > 0 && !s.wgt[l].empty())
         reduce_layer_gradients(stage, p, pass);
     }
     last_backward_[stage] = pass.last;
@@ -300,17 +300,9 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
 // layer's routed experts are sharded over their own replicas (the expert-data-parallel group, as
 // Megatron-FSDP and torchtitan's FSDP2 with expert parallelism shard them): a second gather and
 // reduce-scatter over that group, after the dense one on the same stream.
-SharedParameters Lowering::sharded_parameters(int layer) const {
-  if (plan_.config().zero < 3) return {};
-  SharedParameters params = layer_parameters(plan_, layer);
-  if (plan_.shard_size() <= 1) params.dense = 0;
-  if (plan_.expert_replicas() <= 1) params.expert = 0;
-  return params;
-}
-
 void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, int layer, std::uint16_t category, Pass& pass,
                           Shards shards) {
-  const SharedParameters params = sharded_parameters(layer);
+  const SharedParameters params = sharded_layer_parameters(plan_, layer);
   if (shards == Shards::kNone || segs.empty() || params.total() <= 0) {
     emit(segs, stage, category, pass);
     return;
@@ -321,13 +313,14 @@ void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, int layer
     return;
   }
   const bool backward = shards == Shards::kGatherAndReduce;
-  const std::string label = category == kBackwardTask ? "fsdp gather (bwd)" : "fsdp gather (fwd)";
+  const std::string pass_name = category == kBackwardTask ? "(bwd)" : "(fwd)";
   sim::TaskId gather = sim::kNone, dense_gather = sim::kNone;
   if (params.dense > 0)
-    gather = dense_gather = dp_collective(stage, out_.stages[stage].dp_gather, sim::CommKind::kAllGather, params.dense * 2, label, Over::kShard);
+    gather = dense_gather = dp_collective(stage, out_.stages[stage].dp_gather, sim::CommKind::kAllGather, params.dense * 2,
+                                          "fsdp gather " + pass_name, Over::kShard);
   if (params.expert > 0) {
     gather = dp_collective(stage, out_.stages[stage].dp_gather, sim::CommKind::kAllGather, params.expert * 2,
-                           "fsdp expert " + label.substr(5), Over::kExperts);
+                           "fsdp expert gather " + pass_name, Over::kExperts);
     if (dense_gather != sim::kNone) out_.graph.add_dependency(dense_gather, gather);
   }
   const sim::TaskId first_gather = dense_gather != sim::kNone ? dense_gather : gather;
@@ -531,6 +524,10 @@ TrainingGraph build_training_graph(const TrainingPlan& plan, const KernelContext
   return lowering::Lowering(plan, sustained).run();
 }
 
+double comm_compute_share(const hw::GpuSpec& gpu, double sms) {
+  return gpu.sm_count > 0 ? std::min(sms / gpu.sm_count, sim::Engine::kMaxCommComputeShare) : 0.0;
+}
+
 std::vector<double> comm_compute_shares(const TrainingGraph& tg, const hw::GpuSpec& gpu,
                                         const models::CollectiveParams& collective) {
   std::vector<double> share(tg.comm_ops.size(), 0.0);
@@ -542,8 +539,7 @@ std::vector<double> comm_compute_shares(const TrainingGraph& tg, const hw::GpuSp
                        : !userbuffers                   ? collective.collective_sms
                        : kind == sim::CommKind::kAllGather ? collective.userbuffers_all_gather_sms
                                                            : collective.userbuffers_reduce_scatter_sms;
-    // A library never takes every SM: NCCL caps its channels well below a GPU's SM count.
-    share[i] = std::min(sms / gpu.sm_count, sim::Engine::kMaxCommComputeShare);
+    share[i] = comm_compute_share(gpu, sms);
   }
   return share;
 }

@@ -52,6 +52,9 @@ struct TrainingGraph {
   std::vector<StageStreams> stages;
 };
 
+// The share of a GPU's compute a communication holding `sms` SMs takes while it runs: a library
+// never takes every SM (NCCL caps its channels well below a GPU's SM count).
+double comm_compute_share(const hw::GpuSpec& gpu, double sms);
 // Per comm op, the share of its GPU's compute it takes while it runs (sim::Engine::slow_compute_during_comm).
 std::vector<double> comm_compute_shares(const TrainingGraph& tg, const hw::GpuSpec& gpu,
                                         const models::CollectiveParams& collective);

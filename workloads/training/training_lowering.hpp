@@ -59,8 +59,6 @@ class Lowering {
   // recompute that the backward then reuses), reduce-scatter the gradients after, or both.
   enum class Shards { kNone, kGather, kReduce, kGatherAndReduce };
   void emit_layer(const std::vector<Segment>& segs, int stage, int layer, std::uint16_t category, Pass& pass, Shards shards);
-  // ZeRO-3: what of `layer` is sharded over its replicas (dense part, experts); nothing otherwise.
-  SharedParameters sharded_parameters(int layer) const;
   void reduce_layer_gradients(int stage, const SharedParameters& params, const Pass& pass);
   // Which of a stage's data-parallel groups: all ranks holding the same weights (dp x cp), one
   // hybrid-sharding group of them, the groups' first members (their replicas), or the ranks

@@ -12,15 +12,8 @@ int in_flight_chunks(const TrainingPlan& plan, int stage) {
   // m, 1F1B pp - stage (Narayanan et al., SC'21, Section 2.2.1), interleaving its warm-up + 1.
   const ScheduleInfo* s = find_pipeline_schedule(plan.config().pipeline_schedule);
   if (!s) return plan.micro_batches() * plan.chunks();
-  int outstanding = 0, peak = 0;
-  for (const PipelineStep& step : s->order(stage, plan.par().pp, plan.micro_batches(), plan.chunks())) {
-    // Split backward passes (ZB-H1): a micro-batch's activations are held until its weight-
-    // gradient pass, which needs the layers' inputs (Qi et al.: p micro-batches on every rank).
-    if (s->splits_weight_grad && !step.forward && !step.weight) continue;
-    outstanding += step.forward ? 1 : -1;
-    peak = std::max(peak, outstanding);
-  }
-  return peak;
+  // ZB-H1 holds a micro-batch until its weight-gradient pass (Qi et al.: p on every rank).
+  return peak_in_flight(*s, stage, plan.par().pp, plan.micro_batches(), plan.chunks());
 }
 
 int in_flight_micro_batches(const TrainingPlan& plan, int stage) {
@@ -64,6 +57,14 @@ SharedParameters layer_parameters(const TrainingPlan& plan, int layer) {
   const double dense = m.layer_base_parameter_count() / tp + m.router_parameter_count() +
                        m.moe->shared_experts * m.expert_parameter_count();
   return {dense, double(m.moe->experts) / plan.par().ep * m.expert_parameter_count() / plan.par().etp};
+}
+
+SharedParameters sharded_layer_parameters(const TrainingPlan& plan, int layer) {
+  if (plan.config().zero < 3) return {};
+  SharedParameters p = layer_parameters(plan, layer);
+  if (plan.shard_size() <= 1) p.dense = 0;
+  if (plan.expert_replicas() <= 1) p.expert = 0;
+  return p;
 }
 
 // Megatron keeps a copy of a tied embedding on the last stage when pp > 1.
@@ -185,12 +186,8 @@ MemoryReport training_memory(const TrainingPlan& plan) {
     if (c.zero >= 3) {
       double widest = 0;  // the widest sharded layer of the stage, per GPU
       for (int k = 0; k < plan.chunks(); ++k)
-        for (int l = 0; l < plan.layers_in(s, k); ++l) {
-          SharedParameters lp = layer_parameters(plan, plan.first_layer(s, k) + l);
-          if (plan.shard_size() <= 1) lp.dense = 0;
-          if (plan.expert_replicas() <= 1) lp.expert = 0;
-          widest = std::max(widest, lp.total());
-        }
+        for (int l = 0; l < plan.layers_in(s, k); ++l)
+          widest = std::max(widest, sharded_layer_parameters(plan, plan.first_layer(s, k) + l).total());
       mem.gathered = sharded_layer_bytes(widest, c.offload == "params-cpu" || c.offload == "nvme", c.offload != "none");
     }
     mem.in_flight = in_flight_micro_batches(plan, s);

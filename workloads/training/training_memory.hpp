@@ -42,6 +42,9 @@ struct SharedParameters {
   double total() const { return dense + expert; }
 };
 SharedParameters layer_parameters(const TrainingPlan& plan, int layer);
+// ZeRO-3: the parts of `layer` sharded over their replicas (dense weights where dp x cp > 1,
+// routed experts where they have replicas); nothing below ZeRO-3.
+SharedParameters sharded_layer_parameters(const TrainingPlan& plan, int layer);
 SharedParameters stage_parameters(const TrainingPlan& plan, int stage);
 // What a stage holds besides its layers: the embedding (first stage), the final norm and LM head
 // and, with tied embeddings under pipelining, the embedding's copy (last stage).
