@@ -68,9 +68,37 @@ plan_space: {offload: none}  # the plans this test has always sampled (its subje
     const double engine = engine_time(in, c);
     const double error = std::abs(est.estimate(c).iteration_time_s / engine - 1);
     INFO(describe(c), ": estimate ", est.estimate(c).iteration_time_s, " s, engine ", engine, " s");
-    CHECK(error < 0.1);  // zero-bubble plans are the estimate's loosest (-7 to -8% here)
+    CHECK(error < 0.1);  // breadth-first with ZeRO-3 and full recompute is the loosest here (-8%)
     sum += error;
   }
   // With the full layer standing for all (before weighting): mean 8.6%, worst +11.7%; weighted: 1.9%.
+  CHECK(sum / static_cast<double>(n) < 0.03);
+}
+
+TEST_CASE("the estimate of zero-bubble plans follows the engine, with recompute and few micro-batches") {
+  // The weight-gradient pass W is the layer's weight-gradient GEMMs, costed by the kernel models:
+  // with full recompute the backward also runs the forward again, so W is a third of it, not half.
+  // Taking half of the backward as W: mean error 4.2%, worst 11% on this sample; measured: 0.8%, 4.4%.
+  const Scenario s = testing::scenario_from_yaml(testing::small_gpt_yaml("plan_space: {schedule: [zero-bubble, zero-bubble-h2], offload: none}\n"));
+  const PlannerInputs in = PlannerInputs::from(s);
+  Estimator est(in);
+  double sum = 0, worst = 0;
+  std::size_t n = 0;
+  int full = 0, few = 0;
+  for (const Candidate& c : sample_runnable(in, est, 24, 100, [](const Candidate& c) { return c.pp > 1; })) {
+    const double engine = engine_time(in, c);
+    const double error = std::abs(est.estimate(c).iteration_time_s / engine - 1);
+    INFO(describe(c), ": estimate ", est.estimate(c).iteration_time_s, " s, engine ", engine, " s");
+    CHECK(error < 0.06);
+    sum += error;
+    worst = std::max(worst, error);
+    ++n;
+    full += c.recompute == models::Recompute::kFull;
+    few += in.base.global_batch / c.dp / c.micro_batch < 2 * c.pp - 1;
+  }
+  MESSAGE(n, " zero-bubble plans (", full, " with full recompute, ", few, " with m < 2p - 1): mean error ",
+          sum / static_cast<double>(n), ", worst ", worst);
+  CHECK(full > 0);
+  CHECK(few > 0);
   CHECK(sum / static_cast<double>(n) < 0.03);
 }

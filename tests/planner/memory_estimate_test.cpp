@@ -10,6 +10,7 @@
 #include "planner_fixture.hpp"
 #include "workloads/planner/plan_estimate.hpp"
 #include "workloads/planner/plan_space.hpp"
+#include "workloads/training/pipeline_schedule.hpp"
 #include "workloads/training/training_memory.hpp"
 
 using namespace exasim;
@@ -72,4 +73,10 @@ TEST_CASE("in-flight passes follow the schedules' warm-up formulas") {
   CHECK(in_flight_passes("gpipe", 3, 8, 32, 1) == 32);
   // Interleaved: warm-up 2 (p - s - 1) + (v - 1) p passes, then one more forward.
   CHECK(in_flight_passes("interleaved", 0, 4, 8, 2) == 2 * 3 + 4 + 1);
+  // ZB-H2's closed form (Qi et al.: 2p - 1 micro-batches) against the walk of the order it runs.
+  const auto* h2 = workloads::find_pipeline_schedule("zero-bubble-h2");
+  REQUIRE(h2 != nullptr);
+  for (int p : {1, 3, 8})
+    for (int m : {1, p, 2 * p - 1, 4 * p})
+      for (int s = 0; s < p; ++s) CHECK(in_flight_passes("zero-bubble-h2", s, p, m, 1) == workloads::peak_in_flight(*h2, s, p, m, 1));
 }

@@ -159,9 +159,10 @@ LayerCost LayerCostTable::measure(int tp, bool sp, int micro_batch, models::Reco
   for (std::size_t i = 0; i < kinds.size(); ++i) {
     const auto& [m, w] = kinds[i];
     const LayerCost k = measure_model(m, tp, sp, micro_batch, recompute, m.moe ? ep : 1, cp, m.moe ? etp : 1);
-    if (i == 0) c = k, c.layer_fwd = PassCost{}, c.layer_bwd = PassCost{};  // the ends of the first kind
+    if (i == 0) c = k, c.layer_fwd = PassCost{}, c.layer_bwd = PassCost{}, c.layer_wgt = 0;  // the ends of the first kind
     c.layer_fwd += k.layer_fwd.scaled(w);
     c.layer_bwd += k.layer_bwd.scaled(w);
+    c.layer_wgt += w * k.layer_wgt;
   }
   return c;
 }
@@ -196,6 +197,7 @@ LayerCost LayerCostTable::measure_model(const ModelSpec& model, int tp, bool sp,
   // kernels in every measured pass, where a plan overlaps it with the last micro-batch's only
   // (the closed form adds what is exposed of it, exposed_gradient_sync).
   cfg.overlap_grad_reduce = false;
+  double wgt = 0;  // the measured kind's layers are alike: its first layer's
   auto run = [&](int layers_per_stage) {
     // The analytical backend is kept per cluster size and forgets the previous graph's ops (it
     // caches durations by op address); a link-sharing one is built afresh for each graph.
@@ -209,6 +211,7 @@ LayerCost LayerCostTable::measure_model(const ModelSpec& model, int tp, bool sp,
     m.layers = layers_per_stage * pp;
     const TrainingPlan plan(m, cfg, per_stage * pp, std::max(tp, small.gpus_per_node));
     const TrainingGraph tg = build_training_graph(plan, {small.gpu, kernel_});
+    wgt = weight_gradient_time(plan, {small.gpu, kernel_}, 0);
     sim::Engine engine(tg.graph, &tg.comm_ops, network);
     engine.slow_compute_during_comm(comm_compute_shares(tg, small.gpu, collective_));
     return stage_passes(tg, engine.run());
@@ -219,6 +222,7 @@ LayerCost LayerCostTable::measure_model(const ModelSpec& model, int tp, bool sp,
   c.layer_fwd -= one[0].fwd;
   c.layer_bwd = two[0].bwd;
   c.layer_bwd -= one[0].bwd;
+  c.layer_wgt = wgt;
   c.embed_fwd = one[0].fwd;
   c.embed_fwd -= c.layer_fwd;
   c.embed_bwd = one[0].bwd;

@@ -39,6 +39,7 @@ struct PassCost {
 
 struct LayerCost {
   PassCost layer_fwd, layer_bwd;  // bwd includes recompute
+  double layer_wgt = 0;           // s, of layer_bwd: the weight-gradient GEMMs' kernels (zero-bubble's W)
   PassCost embed_fwd, embed_bwd;  // first stage
   PassCost head_fwd, head_bwd;    // last stage: final norm, logits, loss
 };

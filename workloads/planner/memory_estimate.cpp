@@ -70,6 +70,7 @@ int in_flight_passes(const std::string& schedule, int stage, int pp, int m, int 
     warmup = std::min(warmup, total);
     return warmup + (total > warmup ? 1 : 0);
   }
+  if (schedule == "zero-bubble-h2") return std::min(2 * pp - 1, m);  // every rank (a test walks the order)
   // Any other schedule: walk its order.
   const ScheduleInfo* s = find_pipeline_schedule(schedule);
   if (!s) return m * chunks;

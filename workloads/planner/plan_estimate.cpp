@@ -24,6 +24,7 @@ struct StageLoad {
   double copies = 1;                // stages it stands for (a middle stage stands for all middles)
   int layers = 0;
   double fwd = 0, bwd = 0;          // per micro-batch, s
+  double wgt = 0;                   // of bwd, the weight-gradient GEMMs (zero-bubble's W pass)
   double params = 0;                // dense, held before ZeRO sharding
   double expert_params = 0;         // routed experts (MoE), held before ZeRO sharding
   double outer_params = 0;          // embedding / head
@@ -45,6 +46,7 @@ struct Ctx {
   const LayerCost& lc;
   int m = 0;                 // micro-batches per replica
   double f = 0, b = 0;       // per layer and micro-batch, waits for ZeRO-3 gathers included
+  double w = 0;              // of b, the weight-gradient GEMMs
   double layer_bytes = 0;    // 16-bit dense weights (or gradients) of one layer on one GPU
   double expert_bytes = 0;   // 16-bit routed-expert weights of one layer on one GPU (MoE)
   int edp = 1;               // GPUs holding the same experts (their gradients are reduced over these)
@@ -67,11 +69,13 @@ std::vector<StageLoad> stage_loads(const Ctx& x) {
     l.layers = sw.layers;
     l.fwd = l.layers * x.f;
     l.bwd = l.layers * x.b;
+    l.wgt = l.layers * x.w;
     add_scaled(l.work, x.lc.layer_fwd, double(x.m) * l.layers);
     add_scaled(l.work, x.lc.layer_bwd, double(x.m) * l.layers);
     auto end_piece = [&](const PassCost& fwd, const PassCost& bwd, double params) {
       l.fwd += fwd.time;
       l.bwd += bwd.time;
+      l.wgt += bwd.time / 2;  // the LM head's and embedding's GEMMs: as many weight as input gradients
       l.outer_params += params / x.c.tp;
       add_scaled(l.work, fwd, x.m);
       add_scaled(l.work, bwd, x.m);
@@ -88,20 +92,30 @@ std::vector<StageLoad> stage_loads(const Ctx& x) {
 
 // Time until stage 0 finishes its last backward; fills compute and bubble.
 double pipeline_time(const Ctx& x, const std::vector<StageLoad>& loads, double send, Estimate& e) {
-  double max_fb = 0, sum_fb = 0, sum_f = 0;
+  double max_fb = 0, sum_fb = 0, sum_f = 0, sum_w = 0, passes = 0;
   for (const StageLoad& l : loads) {
     max_fb = std::max(max_fb, l.fwd + l.bwd);
     sum_fb += (l.fwd + l.bwd) * l.copies;
     sum_f += l.fwd * l.copies;
+    sum_w += l.wgt * l.copies;
+    passes += l.copies;
   }
   // Interleaving shrinks the bubble by v: each fill and drain step is one chunk of 1/v the layers.
   double bubble = (sum_fb - max_fb) / x.c.vpp;
-  // ZB-H1 (Qi et al., ICLR'24): (p - 1)(F + B - W) with B the input-gradient part of the
-  // backward, against 1F1B's (p - 1)(F + B + W); taking W as half the backward (half of its
-  // GEMMs) leaves (p - 1) F. That needs a deferred W on every rank (m >= p); with fewer
-  // micro-batches only the backward cascade speeds up, to F + B / 2 per stage.
-  if (pipeline_schedules()[x.c.schedule].splits_weight_grad && sum_fb > 0)
-    bubble *= x.m >= x.c.pp ? sum_f / sum_fb : (sum_f + sum_fb) / 2 / sum_fb;
+  // Zero-bubble schedules (Qi et al., ICLR'24) split the backward into the input-gradient pass B
+  // and the weight-gradient pass W (bwd = B + W): 1F1B idles (p - 1)(F + B + W), ZB-H1
+  // (p - 1)(F + B - W) once every rank defers a W (m >= p; with fewer micro-batches only the
+  // backward cascade speeds up, to F + B per stage), ZB-H2 (p - 1)(F + B - 2W) and one W more per
+  // micro-batch short of the 2p - 1 that fill the drain (pipeline_bubble_test).
+  const ScheduleInfo& schedule = pipeline_schedules()[x.c.schedule];
+  if (schedule.splits_weight_grad && sum_fb > 0) {
+    const double sum_b = sum_fb - sum_f - sum_w;
+    if (schedule.steady_state_period) {
+      bubble = bubble * std::max(0.0, sum_f + sum_b - 2 * sum_w) / sum_fb + std::max(0, 2 * x.c.pp - 1 - x.m) * sum_w / passes;
+    } else {
+      bubble *= (x.m >= x.c.pp ? sum_f + sum_b - sum_w : sum_f + sum_b) / sum_fb;
+    }
+  }
   e.compute_s = x.m * max_fb;
   e.bubble_s = bubble;
   return x.m * max_fb + bubble + 2 * (x.c.pp - 1) * send;
@@ -126,10 +140,10 @@ double exposed_gradient_sync(const Ctx& x, CommTimes& comm, const StageLoad& l, 
     exposed = std::max(0.0, double(x.m) * l.layers * bucket - x.m * l.bwd);
   } else {  // one bucket per layer, ready as the last backward passes it
     const double all = l.layers * bucket;
-    // Zero-bubble schedules (ZB-H1) run the last micro-batch's weight-gradient passes at the very
-    // end, and a layer's gradients are final only after its pass: the buckets then hide behind
-    // those passes alone (about half of a backward) rather than the whole backward.
-    const double hiding = pipeline_schedules()[x.c.schedule].splits_weight_grad ? x.b / 2 : x.b;
+    // Zero-bubble schedules run the last micro-batch's weight-gradient passes at the very end, and
+    // a layer's gradients are final only after its pass: the buckets then hide behind those
+    // passes alone rather than the whole backward.
+    const double hiding = pipeline_schedules()[x.c.schedule].splits_weight_grad ? x.w : x.b;
     exposed = overlap ? std::max(bucket, all - (l.layers - 1) * hiding) : all;
   }
   return exposed + comm.data_parallel(kind, x.c.tp, weight_replicas(x.c), x.lora_layer_params < 0 ? l.outer_params * 2 : 0.0);
@@ -229,6 +243,7 @@ Estimate Estimator::estimate(const Candidate& c) {
   }
   x.f = std::max({fwd, gather, fetch});
   x.b = std::max({bwd, gather, fetch});
+  x.w = std::min(lc.layer_wgt, x.b);
   const std::vector<StageLoad> loads = stage_loads(x);
   const int pp = c.pp;
   const double send =

@@ -29,8 +29,9 @@ std::vector<double> apply_limit(const PlannerInputs& in, const TrainingConfig& c
   r.timeline = std::make_shared<sim::Timeline>(
       run_training_graph(*tg, in.cluster, in.calibration.collective, in.network, in.ranks, &r.events));
   r.graph = tg;
-  const double slower = r.iteration_time_s / r.timeline->makespan();
-  r.iteration_time_s = r.timeline->makespan();
+  const double period = iteration_time(*tg, *r.timeline, config);
+  const double slower = r.iteration_time_s / period;
+  r.iteration_time_s = period;
   for (double* rate : {&r.tokens_per_s, &r.samples_per_s, &r.tflops_per_gpu, &r.mfu, &r.hfu}) *rate *= slower;
   r.breakdown = time_breakdown(*tg, *r.timeline, r.iteration_time_s, config);
   return std::move(capped.dynamic_w);

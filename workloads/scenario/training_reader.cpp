@@ -60,7 +60,7 @@ TrainingConfig read_training(const Node& n, int cluster_gpus) {
   c.parallelism = read_parallelism(n.has("parallelism") ? n["parallelism"] : config::load_string("{}", n.file()),
                                    cluster_gpus);
   if (n.has("pipeline_schedule")) {
-    c.pipeline_schedule = n["pipeline_schedule"].as_choice({"gpipe", "1f1b", "interleaved", "zero-bubble", "breadth-first"});
+    c.pipeline_schedule = n["pipeline_schedule"].as_choice({"gpipe", "1f1b", "interleaved", "zero-bubble", "zero-bubble-h2", "breadth-first"});
     if (!find_pipeline_schedule(c.pipeline_schedule))
       n["pipeline_schedule"].fail("schedule \"" + c.pipeline_schedule + "\" is not simulated yet", "use " + schedule_names());
   }

@@ -79,6 +79,51 @@ std::vector<PipelineStep> zero_bubble_h1(int stage, int stages, int m, int /*chu
   return steps;
 }
 
+// ZB-H2 (Qi et al., ICLR'24, Section 3.1, figure 3): each rank may hold 2p - 1 micro-batches
+// (ZB-H1: p), so it runs extra forwards in the warm-up and keeps weight-gradient passes (W) to
+// fill what would be the drain; the ranks' busy spans form a parallelogram, and the bubble is
+// (p - 1)(T_F + T_B - 2 T_W), zero when the three passes cost the same. The paper's rule, applied
+// at equal pass times: a rank that is free runs an input-gradient pass (B) if one is ready, else
+// a forward if it holds fewer than 2p - 1 micro-batches, else its oldest W. The parallelogram only
+// pays if the ranks do not wait for each other between iterations (the paper's post-validation
+// of the optimizer step): ScheduleInfo::steady_state_period.
+std::vector<PipelineStep> zero_bubble_h2(int stage, int stages, int m, int /*chunks*/) {
+  const int limit = 2 * stages - 1;
+  struct Rank {
+    int forwards = 0, backwards = 0, weights = 0, free_at = 0;
+    std::vector<PipelineStep> steps;
+  };
+  std::vector<Rank> ranks(stages);
+  // End times of every rank's forward and input-gradient pass per micro-batch; -1 until it runs.
+  std::vector<std::vector<int>> forward_end(stages, std::vector<int>(m, -1)), backward_end = forward_end;
+  for (int t = 0, running = stages; running > 0; ++t) {
+    running = 0;
+    for (int s = 0; s < stages; ++s) {
+      Rank& r = ranks[s];
+      if (r.weights == m) continue;
+      ++running;
+      if (r.free_at > t) continue;
+      const auto done = [t](int end) { return end >= 0 && end <= t; };
+      const int b = r.backwards, f = r.forwards;
+      if (b < m && done(forward_end[s][b]) && (s == stages - 1 || done(backward_end[s + 1][b]))) {
+        r.steps.push_back({false, b});
+        backward_end[s][b] = t + 1;
+        ++r.backwards;
+      } else if (f < m && f - r.weights < limit && (s == 0 || done(forward_end[s - 1][f]))) {
+        r.steps.push_back({true, f});
+        forward_end[s][f] = t + 1;
+        ++r.forwards;
+      } else if (r.weights < r.backwards) {
+        r.steps.push_back({false, r.weights++, 0, true});
+      } else {
+        continue;  // waits for a neighbour
+      }
+      r.free_at = t + 1;
+    }
+  }
+  return std::move(ranks[stage].steps);
+}
+
 // Breadth-first (Lamy-Poirier, "Breadth-First Pipeline Parallelism", MLSys'23): the looping
 // placement of interleaving (v chunks per rank), but each rank runs a chunk's forward for every
 // micro-batch before the next chunk, and the backwards chunk by chunk in reverse. The bubble is
@@ -98,12 +143,16 @@ std::vector<PipelineStep> breadth_first(int /*stage*/, int /*stages*/, int m, in
 
 const std::vector<ScheduleInfo>& pipeline_schedules() {
   static const std::vector<ScheduleInfo> table = {
-      {"gpipe", "all forwards, then all backwards (GPipe); holds every micro-batch's activations", false, false, gpipe},
-      {"1f1b", "one forward, one backward after a warm-up (PipeDream-Flush, Megatron default)", false, false, one_f_one_b},
-      {"interleaved", "1F1B over vpp model chunks per rank (Megatron interleaved); bubble / vpp", true, false, interleaved},
-      {"zero-bubble", "ZB-H1: 1F1B with weight gradients split off the backward pass (Qi et al.)", false, true, zero_bubble_h1},
+      {"gpipe", "all forwards, then all backwards (GPipe); holds every micro-batch's activations", false, false, gpipe, false},
+      {"1f1b", "one forward, one backward after a warm-up (PipeDream-Flush, Megatron default)", false, false, one_f_one_b, false},
+      {"interleaved", "1F1B over vpp model chunks per rank (Megatron interleaved); bubble / vpp", true, false, interleaved, false},
+      {"zero-bubble", "ZB-H1: 1F1B with weight gradients split off the backward pass (Qi et al.)", false, true, zero_bubble_h1, false},
       {"breadth-first", "vpp looping chunks, each chunk over all micro-batches (Lamy-Poirier); bubble / vpp, GPipe's memory",
-       true, false, breadth_first},
+       true, false, breadth_first, false},
+      {"zero-bubble-h2",
+       "ZB-H2: 2p - 1 micro-batches in flight, weight gradients fill the drain, optimizer steps post-validated (Qi et al.); "
+       "bubble (p - 1)(T_F + T_B - 2 T_W)",
+       false, true, zero_bubble_h2, true},
   };
   return table;
 }

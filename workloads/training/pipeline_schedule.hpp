@@ -20,6 +20,11 @@ struct ScheduleInfo {
   bool splits_weight_grad = false; // backward passes compute input gradients only; weight passes follow
   // The steps of pipeline rank `stage` of `stages`, with `chunks` model chunks per rank.
   std::vector<PipelineStep> (*order)(int stage, int stages, int micro_batches, int chunks);
+  // The ranks do not wait for each other between iterations: each steps its optimizer when its
+  // own passes end and checks the global conditions (gradient norm, overflow) afterwards, redoing
+  // the step in the rare case they fail (Qi et al.'s post-validation). One iteration then lasts
+  // the longest rank's span, not the time from the first rank's start to the last rank's end.
+  bool steady_state_period = false;
 };
 
 // The most model-chunk passes whose activations rank `stage` holds at once under `s`: forwards

@@ -456,7 +456,7 @@ TrainingGraph Lowering::run() {
   const ScheduleInfo* schedule = find_pipeline_schedule(plan_.config().pipeline_schedule);
   if (!schedule) {
     throw PlanError("pipeline schedule \"" + plan_.config().pipeline_schedule + "\" is not simulated yet",
-                    {"", 0, "training.pipeline_schedule"}, "use gpipe, 1f1b, interleaved, zero-bubble or breadth-first");
+                    {"", 0, "training.pipeline_schedule"}, "use gpipe, 1f1b, interleaved, zero-bubble, zero-bubble-h2 or breadth-first");
   }
   split_weight_ = schedule->splits_weight_grad;
   layer_grad_ready_.assign(pp, {});
@@ -517,11 +517,28 @@ TrainingGraph Lowering::run() {
 
 }  // namespace lowering
 
+namespace {
+
+// A training step runs kernels back to back: the GPU stays at its power limit (sustained clocks).
+KernelContext sustained(const KernelContext& kernels) {
+  KernelContext k{kernels.gpu, kernels.params, kernels.host, kernels.overheads};
+  k.params.sustained_load = true;
+  return k;
+}
+
+}  // namespace
+
 TrainingGraph build_training_graph(const TrainingPlan& plan, const KernelContext& kernels) {
-  // A training step runs kernels back to back: the GPU stays at its power limit (sustained clocks).
-  KernelContext sustained{kernels.gpu, kernels.params, kernels.host, kernels.overheads};
-  sustained.params.sustained_load = true;
-  return lowering::Lowering(plan, sustained).run();
+  return lowering::Lowering(plan, sustained(kernels)).run();
+}
+
+double weight_gradient_time(const TrainingPlan& plan, const KernelContext& kernels, int layer) {
+  const KernelContext k = sustained(kernels);
+  const LayerDims d = LayerDims::from(plan.model(), plan.config()).for_layer(plan.model(), layer);
+  double t = 0;
+  for (const Op& op : layer_backward(d))
+    if (op.weight_grad) t += cost_of(op, k, plan.config().precision).time_s;
+  return t;
 }
 
 double comm_compute_share(const hw::GpuSpec& gpu, double sms) {

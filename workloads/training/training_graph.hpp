@@ -68,4 +68,9 @@ struct KernelContext {
 
 TrainingGraph build_training_graph(const TrainingPlan& plan, const KernelContext& kernels);
 
+// Kernel time of the weight-gradient GEMMs of layer `layer` of the plan's model for one
+// micro-batch: the pass zero-bubble schedules split off the backward (their W), at the
+// sustained clocks of a training step.
+double weight_gradient_time(const TrainingPlan& plan, const KernelContext& kernels, int layer);
+
 }  // namespace exasim::workloads

@@ -10,6 +10,7 @@
 #include "sim/interval_set.hpp"
 #include "workloads/training/model_flops.hpp"
 #include "workloads/training/offload_costs.hpp"
+#include "workloads/training/pipeline_schedule.hpp"
 
 namespace exasim::workloads {
 
@@ -89,6 +90,24 @@ void add_time_split_and_power(TrainingResult& r, const TrainingInputs& in) {
 }
 
 }  // namespace
+
+double iteration_time(const TrainingGraph& tg, const sim::Timeline& tl, const TrainingConfig& config) {
+  const ScheduleInfo* schedule = find_pipeline_schedule(config.pipeline_schedule);
+  if (!schedule || !schedule->steady_state_period) return tl.makespan();
+  const sim::ExecGraph& g = tg.graph;
+  std::vector<double> first_kernel(g.devices().size(), -1), end(g.devices().size(), 0);
+  for (sim::StreamId s = 0; s < g.streams().size(); ++s) {
+    const sim::DeviceId d = g.streams()[s].device;
+    if (g.stream_last(s) != sim::kNone) end[d] = std::max(end[d], tl[g.stream_last(s)].end);
+    if (g.streams()[s].kind == sim::StreamKind::kCompute && g.stream_first(s) != sim::kNone) {
+      const double start = tl[g.stream_first(s)].start;
+      first_kernel[d] = first_kernel[d] < 0 ? start : std::min(first_kernel[d], start);
+    }
+  }
+  double period = 0;
+  for (std::size_t d = 0; d < end.size(); ++d) period = std::max(period, end[d] - std::max(0.0, first_kernel[d]));
+  return period;
+}
 
 TimeBreakdown time_breakdown(const TrainingGraph& tg, const sim::Timeline& tl, double iteration,
                              const TrainingConfig& config, double* busy_fraction_time) {
@@ -180,7 +199,7 @@ TrainingResult simulate_training(const TrainingInputs& in) {
   r.timeline = std::make_shared<sim::Timeline>(
       run_training_graph(*r.graph, in.cluster, in.collective, in.network, in.ranks, &r.events));
   r.tasks = r.graph->graph.task_count();
-  r.iteration_time_s = r.timeline->makespan();
+  r.iteration_time_s = iteration_time(*r.graph, *r.timeline, in.plan.config());
   add_throughput(r, in.plan, in.cluster);
   add_time_split_and_power(r, in);
   return r;

@@ -67,6 +67,12 @@ sim::Timeline run_training_graph(const TrainingGraph& tg, const topologies::Clus
                                  const models::CollectiveParams& collective, const sim::NetworkOptions& network,
                                  const RankSimulation& ranks, std::uint64_t* events = nullptr);
 
+// One iteration's time: the makespan, or with a schedule whose ranks do not wait for each other
+// between iterations (ScheduleInfo::steady_state_period) the longest GPU's span, from its first
+// kernel to its last task: in the steady state each rank starts the next iteration as soon as
+// it ends this one, so the fill before a rank's first kernel overlaps the previous iteration.
+double iteration_time(const TrainingGraph& tg, const sim::Timeline& tl, const TrainingConfig& config);
+
 // The split of an iteration into kernels, exposed communication, exposed offload and bubble,
 // averaged over the stages; `busy` (optional) receives a GPU's mean busy time.
 TimeBreakdown time_breakdown(const TrainingGraph& tg, const sim::Timeline& tl, double iteration,
