@@ -10,6 +10,7 @@
 #include "apps/cli/commands.hpp"
 #include "apps/cli/table.hpp"
 #include "hw/error.hpp"
+#include "validate/repeated_runs.hpp"
 #include "validate/validation_case.hpp"
 
 namespace exasim::cli {
@@ -81,9 +82,10 @@ int validate_cases(const Context& ctx, const ValidateOptions& o) {
   Table t({"case", "metric", "measured", "predicted", "iter measured s", "iter predicted s", "error"});
   for (std::size_t c = 2; c < 7; ++c) t.set_align_right(c);
   nlohmann::json rows = nlohmann::json::array();
+  std::vector<validate::CaseResult> results;
   double sum = 0, worst = 0;
   for (const auto& c : cases) {
-    const validate::CaseResult r = validate::run_case(c, catalog);
+    const validate::CaseResult& r = results.emplace_back(validate::run_case(c, catalog));
     t.add_row({r.id, r.metric, fmt_fixed(r.measured_value, r.measured_value < 10 ? 3 : 2),
                fmt_fixed(r.predicted_value, r.measured_value < 10 ? 3 : 2),
                iteration(r.measured_iteration_s), iteration(r.predicted_iteration_s), fmt_percent(r.error, 1)});
@@ -97,11 +99,33 @@ int validate_cases(const Context& ctx, const ValidateOptions& o) {
   t.print(std::cout);
   std::cout << "\n" << cases.size() << " cases: mean absolute error " << fmt_percent(mape, 1) << ", worst "
             << fmt_percent(worst, 1) << "\n";
+  const auto repeated = validate::repeated_runs(cases, results);
+  nlohmann::json repeated_json = nlohmann::json::array();
+  if (!repeated.empty()) {
+    double floor = 0;
+    std::cout << "\nThe same run measured apart (one scenario, several measurements): no prediction fits every\n"
+                 "measurement of a run better than its floor, (longest - shortest) / (longest + shortest)\n";
+    for (const auto& g : repeated) {
+      floor = std::max(floor, g.least_worst_error());
+      nlohmann::json ids = nlohmann::json::array();
+      std::cout << "  floor " << fmt_percent(g.least_worst_error(), 1) << ":";
+      for (std::size_t i : g.cases) {
+        std::cout << "  " << results[i].id << " (" << fmt_fixed(results[i].measured_iteration_s, 3) << " s)";
+        ids.push_back(results[i].id);
+      }
+      std::cout << "\n";
+      repeated_json.push_back({{"ids", ids}, {"shortest_measured_s", g.shortest_s}, {"longest_measured_s", g.longest_s},
+                               {"least_worst_error", g.least_worst_error()}});
+    }
+    std::cout << "worst error no model can avoid: " << fmt_percent(floor, 1) << "\n";
+  }
   if (o.choices) print_choices(cases);
   if (!o.json_path.empty()) {
     std::ofstream out(o.json_path);
     if (!out) throw IoError("cannot write --json file", {o.json_path, 0, ""}, "check the folder");
-    out << nlohmann::json{{"cases", rows}, {"mean_absolute_error", mape}, {"max_absolute_error", worst}}.dump(2) << "\n";
+    out << nlohmann::json{{"cases", rows}, {"mean_absolute_error", mape}, {"max_absolute_error", worst},
+                          {"repeated_runs", repeated_json}}.dump(2)
+        << "\n";
   }
   const bool too_far = (o.max_mape > 0 && mape * 100 > o.max_mape) || (o.max_error > 0 && worst * 100 > o.max_error);
   return too_far ? 1 : 0;

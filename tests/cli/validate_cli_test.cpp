@@ -2,12 +2,14 @@
 // guard: the bounds sit a little above today's errors).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 // Before cli_runner.hpp: <sys/wait.h> defines si_value, a parameter name in hw/units.hpp.
+#include "validate/repeated_runs.hpp"
 #include "validate/validation_case.hpp"
 #include "cli_runner.hpp"
 
@@ -140,5 +142,46 @@ TEST_CASE("validate: a case file's choices must be a list") {
   const CliResult r = run_cli("validate '" + file.string() + "'");
   check_clean_error(r);
   CHECK(contains(r.output, "choices"));
+  fs::remove(file);
+}
+
+// Two entries of one run measured apart: the floor no prediction can beat is fixed by the
+// measurements, (longest - shortest) / (longest + shortest); key order does not make runs differ.
+TEST_CASE("validate: the same run measured twice reports the error floor of the pair") {
+  namespace fs = std::filesystem;
+  const fs::path file = fs::temp_directory_path() / "exasim_repeated_runs.yaml";
+  std::ofstream(file) << R"(source: test
+choices: ["the default scenario's plan"]
+defaults:
+  cluster: {gpu: A100-SXM4-80GB, gpus_per_node: 8, nodes: 1, intra_node: nvswitch-a100}
+  model: {layers: 4, hidden: 1024, heads: 16, ffn: 4096, vocab: 32000}
+cases:
+  - id: run-a
+    scenario: {training: {seq_len: 1024, global_batch: 8, micro_batch: 1, parallelism: {tp: 1, pp: 1, dp: 8}}}
+    measured: {iteration_time_s: 1.0}
+  - id: run-b
+    scenario: {training: {parallelism: {dp: 8, pp: 1, tp: 1}, micro_batch: 1, global_batch: 8, seq_len: 1024}}
+    measured: {iteration_time_s: 2.0}
+  - id: run-c
+    scenario: {training: {seq_len: 1024, global_batch: 16, micro_batch: 1, parallelism: {tp: 1, pp: 1, dp: 8}}}
+    measured: {iteration_time_s: 3.0}
+)";
+  const auto cases = exasim::validate::load_cases(file.string());
+  REQUIRE(cases.size() == 3);
+  CHECK(exasim::validate::canonical_scenario(cases[0]) == exasim::validate::canonical_scenario(cases[1]));
+  CHECK(exasim::validate::canonical_scenario(cases[0]) != exasim::validate::canonical_scenario(cases[2]));
+  std::vector<exasim::validate::CaseResult> results(3);
+  for (int i = 0; i < 3; ++i) results[i].measured_iteration_s = cases[i].measured["iteration_time_s"].as_number();
+  const auto groups = exasim::validate::repeated_runs(cases, results);
+  REQUIRE(groups.size() == 1);
+  CHECK(groups[0].cases == std::vector<std::size_t>{0, 1});
+  CHECK(std::abs(groups[0].least_worst_error() - 1.0 / 3) < 1e-12);
+  results[1].measured_iteration_s = 1.005;  // within the 1% tolerance: not reported
+  CHECK(exasim::validate::repeated_runs(cases, results).empty());
+  const CliResult r = run_cli("validate '" + file.string() + "'");
+  INFO("output: ", r.output);
+  CHECK(r.status == 0);
+  CHECK(contains(r.output, "floor 33.3%:  run-a (1.000 s)  run-b (2.000 s)"));
+  CHECK(contains(r.output, "worst error no model can avoid: 33.3%"));
   fs::remove(file);
 }
