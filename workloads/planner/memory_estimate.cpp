@@ -113,12 +113,13 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
       params = adapters_params;  // what the optimizer owns
     }
     if (c.offload > 0) {  // training_memory(): the states live on the host, one layer's gradients pass through
-      const double layer = m.dense_layer / c.tp;
+      const double routed = m.moe ? m.routed_base / c.tp + m.routed_whole + m.routed_experts / (c.ep * c.etp) : 0;
+      const double layer = std::max(m.dense_leading > 0 ? m.dense_layer / c.tp : 0.0, routed);
       states.optimizer = 0;
       states.gradients = 2 * layer;
       if (c.offload >= 2) states.weights = 2 * 2 * layer;  // ZeRO-Infinity: the layer computed and the one prefetched
     }
-    owned_max = std::max(owned_max, params / (c.zero >= 1 ? weight_replicas(c) : 1));
+    owned_max = std::max(owned_max, c.zero >= 1 ? params / weight_replicas(c) + sw.experts / expert_replicas(c) : params + sw.experts);
     const int recomputed = c.recompute_layers > 0 ? std::min(c.recompute_layers, widest) : widest;
     const double chunk = act_layer * recomputed + act_kept * (widest - recomputed);
     double act = chunk * in_flight_passes(schedule, s, c.pp, micro_batches, c.vpp);

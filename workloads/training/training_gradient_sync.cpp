@@ -100,7 +100,7 @@ void Lowering::emit_gradient_sync(int stage) {
   const int edp = plan_.expert_replicas();  // routed experts' gradients: over their replicas
   const auto kind = c.zero >= 1 ? sim::CommKind::kReduceScatter : sim::CommKind::kAllReduce;
   std::vector<sim::TaskId> reductions;
-  std::vector<double> reduced_params;  // per reduction: the parameters of its bucket
+  std::vector<double> reduced_owned;  // per reduction: the parameters of its bucket this GPU owns after it
   auto reduce = [&](double params, sim::TaskId ready, const std::string& label, bool experts = false) {
     if ((experts ? edp : dp) <= 1 || params <= 0) return;
     const sim::TaskId after = c.overlap_grad_reduce ? ready : last_backward_[stage];
@@ -112,7 +112,7 @@ void Lowering::emit_gradient_sync(int stage) {
       id = reduce_gradients(stage, params, after, label);
     }
     reductions.push_back(id);
-    reduced_params.push_back(params);
+    reduced_owned.push_back(c.zero >= 1 ? params / (experts ? edp : shard) : params);
   };
   // One bucket per layer, queued in the order their gradients become final (task ids follow
   // the compute stream's program order), so no bucket waits behind a later one.
@@ -129,7 +129,7 @@ void Lowering::emit_gradient_sync(int stage) {
     reduce(p.expert, task, "expert grads L" + std::to_string(layer), true);
   }
   reductions.insert(reductions.end(), sharded_reductions_[stage].begin(), sharded_reductions_[stage].end());
-  reduced_params.insert(reduced_params.end(), sharded_params_[stage].begin(), sharded_params_[stage].end());
+  reduced_owned.insert(reduced_owned.end(), sharded_owned_[stage].begin(), sharded_owned_[stage].end());
   const double outer = split.dense - in_layers;
   if (outer > 0) reduce(outer, last_backward_[stage], "dp grads embedding/head");
 
@@ -149,18 +149,14 @@ void Lowering::emit_gradient_sync(int stage) {
   // Adam with fp32 master weights: read grad, master, m, v (4 x 4 B), write master, m, v and
   // the 16-bit weight (3 x 4 + 2 B) = 30 B and ~12 FLOPs per parameter it owns.
   const double owned = c.zero >= 1 ? split.dense / shard + split.expert / edp : stage_params;
+  sim::TaskId opt_id = sim::kNone;  // after it the updated weights (this GPU's shard) are on the GPU
   if (c.offload != "none") {
-    const sim::TaskId weights_back = emit_offloaded_step(stage, reductions, reduced_params, norm_done, owned);
-    if (c.zero >= 1 && c.zero <= 2 && shard > 1 && !overlaps_param_gather()) {  // ZeRO-3 keeps its weights sharded
-      const sim::TaskId gather = dp_collective(stage, st.dp_comm, sim::CommKind::kAllGather, stage_params * 2,
-                                               "dp weights all-gather", Over::kShard);
-      out_.graph.add_dependency(weights_back, gather);
-    }
-    return;
+    opt_id = emit_offloaded_step(stage, reductions, reduced_owned, norm_done, owned);
+  } else {
+    opt_id = optimizer_kernel(
+        stage, "optimizer step", models::memory_op(k_.gpu, k_.params, models::MemoryOp::kAdam, DType::kBf16, owned, 1));
+    out_.graph.add_dependency(norm_done, opt_id);
   }
-  const sim::TaskId opt_id = optimizer_kernel(
-      stage, "optimizer step", models::memory_op(k_.gpu, k_.params, models::MemoryOp::kAdam, DType::kBf16, owned, 1));
-  out_.graph.add_dependency(norm_done, opt_id);
   // With overlap_param_gather the next forward gathers them (emit_gathered_layer).
   if (c.zero >= 1 && c.zero <= 2 && shard > 1 && !overlaps_param_gather()) {  // ZeRO-3 keeps its weights sharded
     const sim::TaskId gather = dp_collective(stage, st.dp_comm, sim::CommKind::kAllGather, split.dense * 2,
@@ -180,13 +176,12 @@ void Lowering::emit_gradient_sync(int stage) {
 // copies and the host step are serial for it. The node's CPUs step for all its GPUs at once.
 // Returns the task after which the new weights are on the GPU.
 sim::TaskId Lowering::emit_offloaded_step(int stage, const std::vector<sim::TaskId>& reductions,
-                                          const std::vector<double>& reduced_params, sim::TaskId norm_done,
+                                          const std::vector<double>& reduced_owned, sim::TaskId norm_done,
                                           double owned) {
   const TrainingConfig& c = plan_.config();
   const StageStreams& st = out_.stages[stage];
   const double pcie = pcie_rate();
   const topologies::HostSide& host = *k_.host;
-  const double share = 1.0 / (c.zero >= 1 ? plan_.shard_size() : 1);  // of each bucket this GPU owns
   auto copy = [&](const std::string& label, double bytes, sim::TaskId after) {
     sim::TaskSpec t;
     t.label = label;
@@ -200,7 +195,7 @@ sim::TaskId Lowering::emit_offloaded_step(int stage, const std::vector<sim::Task
   };
   if (reductions.empty()) copy("gradients to host", 2 * owned, last_backward_[stage]);
   for (std::size_t i = 0; i < reductions.size(); ++i)
-    copy("gradients to host", 2 * reduced_params[i] * share, reductions[i]);
+    copy("gradients to host", 2 * reduced_owned[i], reductions[i]);
   // The host's Adam (offload_costs.hpp); ZeRO-Infinity on NVMe streams the states through the
   // node's drives as it goes.
   if (c.offload == "nvme") param_fetch_rate();  // throws when the drives are not described

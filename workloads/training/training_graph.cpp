@@ -387,7 +387,7 @@ void Lowering::reduce_layer_gradients(int stage, const SharedParameters& params,
     const sim::TaskId done = reduce_gradients(stage, params.dense, pass.last, "fsdp reduce-scatter grads");
     if (done != sim::kNone) {
       sharded_reductions_[stage].push_back(done);
-      sharded_params_[stage].push_back(params.dense);
+      sharded_owned_[stage].push_back(params.dense / plan_.shard_size());
     }
   }
   if (params.expert > 0) {  // 16-bit expert gradients over the experts' replicas
@@ -395,7 +395,7 @@ void Lowering::reduce_layer_gradients(int stage, const SharedParameters& params,
                                            "fsdp expert reduce-scatter grads", Over::kExperts);
     out_.graph.add_dependency(pass.last, done);
     sharded_reductions_[stage].push_back(done);
-    sharded_params_[stage].push_back(params.expert);
+    sharded_owned_[stage].push_back(params.expert / plan_.expert_replicas());
   }
 }
 
@@ -466,7 +466,7 @@ TrainingGraph Lowering::run() {
   weights_gathered_.assign(pp, std::vector<bool>(plan_.chunks(), false));
   pending_gathers_.assign(pp, {});
   sharded_reductions_.assign(pp, {});
-  sharded_params_.assign(pp, {});
+  sharded_owned_.assign(pp, {});
   for (int s = 0; s < pp; ++s) {
     add_stage(s);
     build_stage_segments(s);

@@ -76,7 +76,7 @@ class Lowering {
   std::optional<Place> neighbour(Place p, bool forward) const;
   void emit_gradient_sync(int stage);
   sim::TaskId emit_offloaded_step(int stage, const std::vector<sim::TaskId>& reductions,
-                                  const std::vector<double>& reduced_params, sim::TaskId norm_done, double owned);
+                                  const std::vector<double>& reduced_owned, sim::TaskId norm_done, double owned);
   void add_stage(int stage);
   void build_stage_segments(int stage);
 
@@ -94,7 +94,7 @@ class Lowering {
   std::vector<std::vector<bool>> weights_gathered_;          // [stage][chunk]: its first forward has emitted the overlapped gathers
   std::vector<std::vector<sim::TaskId>> pending_gathers_;    // [stage]: overlapped gathers the next layer waits for
   std::vector<std::vector<sim::TaskId>> sharded_reductions_; // [stage]: ZeRO-3 per-micro-batch reduce-scatters
-  std::vector<std::vector<double>> sharded_params_;          // [stage]: the parameters each of them reduced
+  std::vector<std::vector<double>> sharded_owned_;           // [stage]: of each, the parameters this GPU owns after it
   double pcie_rate() const;                                  // B/s of a pinned host copy; throws without a host
   // ZeRO-1/2 with the weights' all-gather in the next forward (TrainingConfig::overlap_param_gather).
   bool overlaps_param_gather() const {

@@ -175,8 +175,11 @@ MemoryReport training_memory(const TrainingPlan& plan) {
     if (c.offload != "none") {
       // ZeRO-Offload (Ren et al., ATC'21): fp32 master weights, Adam moments and fp32 gradients
       // live in host memory; the GPU keeps its 16-bit weights and one layer's gradient bucket on
-      // its way to the host.
-      const double layer = plan.model().layer_parameter_count() / plan.par().tp;
+      // its way to the host (the widest of the stage's layers, this GPU's part of it).
+      double layer = 0;
+      for (int k = 0; k < plan.chunks(); ++k)
+        for (int l = 0; l < plan.layers_in(s, k); ++l)
+          layer = std::max(layer, layer_trainable_parameters(plan, plan.first_layer(s, k) + l).total());
       mem.optimizer = 0;
       mem.gradients = 2 * layer;
       // ZeRO-Infinity (Rajbhandari et al., SC'21): the 16-bit weights live there too; the GPU holds

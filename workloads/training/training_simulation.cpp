@@ -152,9 +152,12 @@ MemoryReport check_training_memory(const TrainingPlan& plan, const topologies::C
   // parameters (2 B more).
   const std::string& offload = plan.config().offload;
   if (offload != "none" && cluster.host && cluster.host->memory_bytes > 0) {
-    double owned = 0;
-    for (const StageMemory& s : mem.stages)
-      owned = std::max(owned, s.parameters / (plan.config().zero >= 1 ? plan.shard_size() : 1));
+    double owned = 0;  // the optimizer states this GPU owns: its shard of the dense and of the expert weights
+    for (int s = 0; s < plan.par().pp; ++s) {
+      const SharedParameters stage_params = stage_parameters(plan, s);
+      owned = std::max(owned, plan.config().zero >= 1 ? stage_params.dense / plan.shard_size() + stage_params.expert / plan.expert_replicas()
+                                                      : stage_params.total());
+    }
     // On NVMe only the fp32 gradients (4 B) stay in host memory.
     const double per_param = offload_host_bytes_per_param(offload);
     const double host = per_param * owned * cluster.gpus_per_node;
