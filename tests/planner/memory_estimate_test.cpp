@@ -42,17 +42,20 @@ TEST_CASE("closed-form memory equals training_memory on every enumerated plan of
   const PlannerInputs in = PlannerInputs::from(testing::scenario_from_yaml(yaml));
   REQUIRE(in.base.lora);
   Estimator est(in);
+  int zero3 = 0;  // FSDP-LoRA: the frozen weights and the adapters sharded and gathered
   const int checked = testing::for_each_buildable_plan(in, [&](const Candidate& c, const TrainingPlan& plan) {
     const MemoryReport want = training_memory(plan);
     const MemoryEstimate got = est.memory(c);
     INFO(describe(c));
+    zero3 += c.zero >= 3;
     REQUIRE(got.peak_stage == want.peak_stage);
     CHECK(got.peak_bytes == exasim::testing::approx(want.peak().total()).epsilon(1e-12));
     CHECK(got.gradients == exasim::testing::approx(want.peak().gradients).epsilon(1e-12));
     CHECK(got.optimizer == exasim::testing::approx(want.peak().optimizer).epsilon(1e-12));
   });
-  MESSAGE(checked, " LoRA plans compared");
+  MESSAGE(checked, " LoRA plans compared, ", zero3, " with ZeRO-3");
   CHECK(checked > 100);
+  CHECK(zero3 > 0);
 }
 
 TEST_CASE("uneven split as Llama 3 405B uses it: 126 layers on 16 x 2 virtual stages") {

@@ -5,11 +5,15 @@
 
 #include "approx.hpp"
 
+#include <map>
+#include <string>
 #include <string_view>
 
 #include "training_fixture.hpp"
+#include "workloads/training/training_graph.hpp"
 #include "workloads/training/training_memory.hpp"
 #include "workloads/training/training_plan.hpp"
+#include "workloads/training/training_simulation.hpp"
 #include "workloads/training/transformer_ops.hpp"
 
 using namespace exasim;
@@ -73,6 +77,47 @@ TEST_CASE("LoRA: only the adapters have gradients and optimizer states, the weig
 TEST_CASE("LoRA: what it is not simulated with is refused by the plan") {
   const ModelSpec m = testing::gpt(8, 2048, 16);
   TrainingConfig c = lora_config(1, 8, 8);
+  c.offload = "optimizer-cpu";
+  CHECK_THROWS_WITH_AS(TrainingPlan(m, c, 8, 8), doctest::Contains("LoRA with offload"), PlanError);
+}
+
+// FSDP with LoRA (as QLoRA-style fine-tuning of large models runs it): the frozen 16-bit weights
+// and the adapters are sharded over the data-parallel GPUs and gathered layer by layer for each
+// forward and backward; only the adapters have gradients, so only they are reduce-scattered.
+TEST_CASE("LoRA with ZeRO-3: frozen weights and adapters sharded and gathered, only the adapters' gradients reduced") {
+  const ModelSpec m = testing::gpt(8, 2048, 16);
+  const int rank = 8, dp = 8, micro_batches = 8;
+  TrainingConfig c = lora_config(1, dp, rank);
+  c.lora->attn_out = c.lora->mlp_up = c.lora->mlp_down = false;  // QKV only
   c.zero = 3;
-  CHECK_THROWS_AS(TrainingPlan(m, c, 8, 8), PlanError);
+  const TrainingPlan plan(m, c, dp, 8);
+  const double layer = m.layer_parameter_count(), a = rank * (2048.0 + 3 * 2048.0);  // per layer
+  const StageMemory s = training_memory(plan).stages[0];
+  CHECK(s.weights == exasim::testing::approx(2 * (s.parameters + 8 * a) / dp));
+  CHECK(s.gradients == exasim::testing::approx(2 * 8 * a / dp));
+  CHECK(s.optimizer == exasim::testing::approx(12 * 8 * a / dp));
+  CHECK(s.gathered == exasim::testing::approx(2 * 2 * (layer + a) + 2 * a));  // two layers' weights, one's adapter gradients
+  const topologies::Cluster cluster = testing::ideal_cluster(1, 8);
+  const TrainingGraph g = build_training_graph(plan, {cluster.gpu, models::KernelParams::defaults_for(cluster.gpu)});
+  std::map<std::string, int> count;
+  std::map<std::string, double> bytes;
+  for (const auto& t : g.graph.tasks()) {
+    if (t.comm_op == sim::kNone) continue;
+    const std::string label(g.graph.label(t.label));
+    ++count[label];
+    bytes[label] = g.comm_ops[t.comm_op].bytes;
+  }
+  CHECK(count["fsdp gather (fwd)"] == 8 * micro_batches);
+  CHECK(count["fsdp gather (bwd)"] == 8 * micro_batches);
+  CHECK(count["fsdp reduce-scatter grads"] == 8 * micro_batches);
+  CHECK(bytes["fsdp gather (fwd)"] == exasim::testing::approx(2 * (layer + a)));
+  CHECK(bytes["fsdp reduce-scatter grads"] == exasim::testing::approx(2 * a));
+  // Against full ZeRO-3 training of the same model: no weight gradients to compute or reduce.
+  TrainingConfig full = c;
+  full.lora.reset();
+  const auto run = [&](const TrainingConfig& config) {
+    const TrainingPlan p(m, config, dp, 8);
+    return simulate_training({p, cluster, models::KernelParams::defaults_for(cluster.gpu), {}, {}}).iteration_time_s;
+  };
+  CHECK(run(c) < run(full));
 }

@@ -127,7 +127,11 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
     Parallelism par;
     par.tp = c.tp, par.pp = c.pp, par.dp = c.dp, par.cp = c.cp, par.ep = c.ep, par.etp = c.etp;
     const double buffers = communication_buffer_bytes(par, 1, m.moe);  // plan search: one shard group
-    const double gathered = c.zero >= 3 ? sharded_layer_bytes(sw.widest_sharded_layer, c.offload >= 2, c.offload > 0) : 0;
+    // With LoRA FSDP gathers the adapters beside the frozen weights; only the adapters have gradients.
+    const double adapters = base.lora ? lora_layer_parameters(m.model, *base.lora, c.tp) : 0;
+    const double widest_sharded = sw.widest_sharded_layer + (sw.widest_sharded_layer > 0 ? adapters : 0);
+    const double gathered =
+        c.zero >= 3 ? sharded_layer_bytes(widest_sharded, base.lora ? adapters : widest_sharded, c.offload >= 2, c.offload > 0) : 0;
     const double total = states.weights + states.gradients + states.optimizer + act + gathered + buffers +
                          kAllocatorFragmentation * (act + gathered + buffers);
     if (total > best.peak_bytes) {

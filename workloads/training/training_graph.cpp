@@ -255,7 +255,7 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
       emit(s.wgt[l], stage, kBackwardTask, pass);
       layer_grad_ready_[stage][first_layer + l] = pass.last;
       // ZeRO-3: reduce-scattered at once (W needs no weights: dW = X^T dY, so nothing is gathered).
-      if (const SharedParameters p = sharded_layer_parameters(plan_, first_layer + l); p.total() > 0 && !s.wgt[l].empty())
+      if (const SharedParameters p = sharded_layer_gradients(plan_, first_layer + l); p.total() > 0 && !s.wgt[l].empty())
         reduce_layer_gradients(stage, p, pass);
     }
     last_backward_[stage] = pass.last;
@@ -307,9 +307,10 @@ void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, int layer
     emit(segs, stage, category, pass);
     return;
   }
+  const SharedParameters grads = sharded_layer_gradients(plan_, layer);  // all, or LoRA's adapters
   if (shards == Shards::kReduce) {
     emit(segs, stage, category, pass);
-    reduce_layer_gradients(stage, params, pass);
+    reduce_layer_gradients(stage, grads, pass);
     return;
   }
   const bool backward = shards == Shards::kGatherAndReduce;
@@ -348,7 +349,7 @@ void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, int layer
   out_.graph.add_dependency(gather, part.first);
   // The next gather may start as this layer starts: once the layer before it has freed its weights.
   if (before_layer != sim::kNone) gather_gate_[stage] = before_layer;
-  if (backward) reduce_layer_gradients(stage, params, pass);
+  if (backward) reduce_layer_gradients(stage, grads, pass);
 }
 
 // Megatron-Core's --overlap-param-gather: the distributed optimizer's all-gather of the updated

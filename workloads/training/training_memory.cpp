@@ -62,9 +62,16 @@ SharedParameters layer_parameters(const TrainingPlan& plan, int layer) {
 SharedParameters sharded_layer_parameters(const TrainingPlan& plan, int layer) {
   if (plan.config().zero < 3) return {};
   SharedParameters p = layer_parameters(plan, layer);
+  if (plan.config().lora) p.dense += layer_trainable_parameters(plan, layer).dense;  // the adapters beside the frozen weights
   if (plan.shard_size() <= 1) p.dense = 0;
   if (plan.expert_replicas() <= 1) p.expert = 0;
   return p;
+}
+
+SharedParameters sharded_layer_gradients(const TrainingPlan& plan, int layer) {
+  if (!plan.config().lora) return sharded_layer_parameters(plan, layer);
+  if (plan.config().zero < 3 || plan.shard_size() <= 1) return {};
+  return layer_trainable_parameters(plan, layer);
 }
 
 // Megatron keeps a copy of a tied embedding on the last stage when pp > 1.
@@ -140,8 +147,8 @@ double communication_buffer_bytes(const Parallelism& p, int weight_shard_groups,
   return communicators * kNcclBytesPerCommunicator;
 }
 
-double sharded_layer_bytes(double layer_params, bool weights_offloaded, bool gradients_offloaded) {
-  return (weights_offloaded ? 0 : 2 * 2 * layer_params) + (gradients_offloaded ? 0 : 2 * layer_params);
+double sharded_layer_bytes(double layer_params, double gradient_params, bool weights_offloaded, bool gradients_offloaded) {
+  return (weights_offloaded ? 0 : 2 * 2 * layer_params) + (gradients_offloaded ? 0 : 2 * gradient_params);
 }
 
 MemoryReport training_memory(const TrainingPlan& plan) {
@@ -187,11 +194,13 @@ MemoryReport training_memory(const TrainingPlan& plan) {
       if (c.offload == "params-cpu" || c.offload == "nvme") mem.weights = 2 * 2 * layer;
     }
     if (c.zero >= 3) {
-      double widest = 0;  // the widest sharded layer of the stage, per GPU
+      double widest = 0, widest_grads = 0;  // the widest sharded layer of the stage, per GPU
       for (int k = 0; k < plan.chunks(); ++k)
-        for (int l = 0; l < plan.layers_in(s, k); ++l)
+        for (int l = 0; l < plan.layers_in(s, k); ++l) {
           widest = std::max(widest, sharded_layer_parameters(plan, plan.first_layer(s, k) + l).total());
-      mem.gathered = sharded_layer_bytes(widest, c.offload == "params-cpu" || c.offload == "nvme", c.offload != "none");
+          widest_grads = std::max(widest_grads, sharded_layer_gradients(plan, plan.first_layer(s, k) + l).total());
+        }
+      mem.gathered = sharded_layer_bytes(widest, widest_grads, c.offload == "params-cpu" || c.offload == "nvme", c.offload != "none");
     }
     mem.in_flight = in_flight_micro_batches(plan, s);
     double widest_chunk = 0;  // chunks may differ under an uneven split: bound by the widest

@@ -43,8 +43,11 @@ struct SharedParameters {
 };
 SharedParameters layer_parameters(const TrainingPlan& plan, int layer);
 // ZeRO-3: the parts of `layer` sharded over their replicas (dense weights where dp x cp > 1,
-// routed experts where they have replicas); nothing below ZeRO-3.
+// routed experts where they have replicas; with LoRA the frozen weights and the adapters, as
+// FSDP shards both); nothing below ZeRO-3. What each forward and backward gathers.
 SharedParameters sharded_layer_parameters(const TrainingPlan& plan, int layer);
+// Of those, the ones with gradients (reduce-scattered after each backward): all, or LoRA's adapters.
+SharedParameters sharded_layer_gradients(const TrainingPlan& plan, int layer);
 SharedParameters stage_parameters(const TrainingPlan& plan, int stage);
 // What a stage holds besides its layers: the embedding (first stage), the final norm and LM head
 // and, with tied embeddings under pipelining, the embedding's copy (last stage).
@@ -66,11 +69,12 @@ MemoryReport training_memory(const TrainingPlan& plan);
 // computed and of the one prefetched (two layers, as PyTorch FSDP's per-block wrap with backward
 // prefetch and exasim's lowering gather them), and in a backward that layer's 16-bit gradients
 // until they are reduce-scattered. `layer_params` is the widest such layer on the GPU (the parts
-// that are sharded: dense weights over their replicas, routed experts over theirs); the weights
-// part is dropped where they are offloaded (counted in the offloaded weights), the gradients part
+// that are sharded: dense weights over their replicas, routed experts over theirs) and
+// `gradient_params` the part of it that trains (all of it; LoRA: the adapters); the weights part
+// is dropped where they are offloaded (counted in the offloaded weights), the gradients part
 // where gradients stream to the host (counted there). The ZeRO paper's 16 Psi / N_d counts model
 // states only; DeepSpeed gathers module by module (up to stage3_max_live_parameters), holding less.
-double sharded_layer_bytes(double layer_params, bool weights_offloaded, bool gradients_offloaded);
+double sharded_layer_bytes(double layer_params, double gradient_params, bool weights_offloaded, bool gradients_offloaded);
 
 // NCCL's buffers: each communicator a GPU uses holds send and receive buffers on each of its
 // channels: 2 x 8 channels x 4 MiB (NCCL_BUFFSIZE's default, Simple protocol) = 64 MiB (estimate:

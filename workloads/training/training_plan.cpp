@@ -113,7 +113,6 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
 
 void check_lora(const TrainingConfig& c) {
   if (!c.lora) return;
-  if (c.zero >= 3) reject("training.lora", "LoRA with ZeRO-3 is not simulated yet", "use zero: 0..2 (the frozen weights are not sharded)");
   if (c.offload != "none") reject("training.lora", "LoRA with offload is not simulated yet", "use offload: none");
   if (c.overlap_param_gather)
     reject("training.lora", "LoRA with overlap_param_gather is not simulated yet", "set overlap_param_gather: false");
