@@ -121,3 +121,29 @@ TEST_CASE("LoRA with ZeRO-3: frozen weights and adapters sharded and gathered, o
   };
   CHECK(run(c) < run(full));
 }
+
+// The distributed optimizer (ZeRO-1) updates the adapters only, so only they are all-gathered after
+// the step; with overlap_param_gather that happens layer by layer in the next forward.
+TEST_CASE("LoRA with overlap_param_gather: each layer's adapters gathered before its first forward") {
+  const ModelSpec m = testing::gpt(8, 2048, 16);
+  const int rank = 8, dp = 8;
+  TrainingConfig c = lora_config(1, dp, rank);
+  c.lora->attn_out = c.lora->mlp_up = c.lora->mlp_down = false;  // QKV only
+  c.zero = 1;
+  c.overlap_param_gather = true;
+  const TrainingPlan plan(m, c, dp, 8);
+  const topologies::Cluster cluster = testing::ideal_cluster(1, 8);
+  const TrainingGraph g = build_training_graph(plan, {cluster.gpu, models::KernelParams::defaults_for(cluster.gpu)});
+  int gathers = 0, other = 0;
+  for (const auto& t : g.graph.tasks()) {
+    if (t.comm_op == sim::kNone) continue;
+    const std::string label(g.graph.label(t.label));
+    if (label == "dp weights all-gather (next forward)") {
+      ++gathers;
+      CHECK(g.comm_ops[t.comm_op].bytes == exasim::testing::approx(2 * rank * (2048.0 + 3 * 2048.0)));
+    }
+    other += label == "dp weights all-gather";
+  }
+  CHECK(gathers == 8);  // one per layer, none for the frozen embedding and head
+  CHECK(other == 0);
+}

@@ -267,7 +267,8 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
     // first, with the embedding (or, on a stage without it, before its first layer).
     const bool gathers = overlaps_param_gather() && !weights_gathered_[stage][step.chunk];
     if (gathers) weights_gathered_[stage][step.chunk] = true;
-    const double outer = gathers && step.chunk == 0 ? stage_outer_parameters(plan_, stage).dense : 0;
+    // (LoRA: the adapters alone; the embedding and the head are frozen, replicated, never gathered.)
+    const double outer = gathers && step.chunk == 0 && !plan_.config().lora ? stage_outer_parameters(plan_, stage).dense : 0;
     if (outer > 0) emit_gathered_layer(s.embed_fwd, stage, -1, outer, pass);
     else emit(s.embed_fwd, stage, kForwardTask, pass);
     for (int l = 0; l < static_cast<int>(s.fwd.size()); ++l) {
@@ -361,7 +362,7 @@ void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, int layer
 // into this iteration (steady state: the previous step's gathers are this step's), so they start
 // at time zero, in layer order on the stage's gather stream.
 void Lowering::emit_gathered_layer(const std::vector<Segment>& segs, int stage, int layer, double extra, Pass& pass) {
-  const SharedParameters p = layer >= 0 ? layer_parameters(plan_, layer) : SharedParameters{};
+  const SharedParameters p = layer >= 0 ? layer_trainable_parameters(plan_, layer) : SharedParameters{};  // what the optimizer updated
   const double dense = p.dense + extra;
   std::vector<sim::TaskId> gathers;
   if (plan_.shard_size() > 1 && dense > 0)

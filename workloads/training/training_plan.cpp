@@ -114,8 +114,6 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
 void check_lora(const TrainingConfig& c) {
   if (!c.lora) return;
   if (c.offload != "none") reject("training.lora", "LoRA with offload is not simulated yet", "use offload: none");
-  if (c.overlap_param_gather)
-    reject("training.lora", "LoRA with overlap_param_gather is not simulated yet", "set overlap_param_gather: false");
 }
 
 void check_batch(const TrainingConfig& c) {
