@@ -37,25 +37,27 @@ TEST_CASE("closed-form memory equals training_memory on every enumerated plan of
 // weight's gradients and Adam states (1.7-3.1x the memory on Llama 2 13B) and refused plans that fit.
 TEST_CASE("closed-form memory equals training_memory on every enumerated plan of a LoRA fine-tuning space") {
   const std::string lora = "lora: {rank: 16, targets: [qkv, attn_out, mlp_up, mlp_down]}, ";
-  std::string yaml = testing::small_gpt_yaml();
+  std::string yaml = testing::small_gpt_yaml("plan_space: {offload: [none, optimizer-cpu]}\n");
   yaml.replace(yaml.find("training: {"), 11, "training: {" + lora);
   const PlannerInputs in = PlannerInputs::from(testing::scenario_from_yaml(yaml));
   REQUIRE(in.base.lora);
   Estimator est(in);
-  int zero3 = 0;  // FSDP-LoRA: the frozen weights and the adapters sharded and gathered
+  int zero3 = 0, offloaded = 0;  // FSDP-LoRA: the frozen weights and the adapters sharded and gathered
   const int checked = testing::for_each_buildable_plan(in, [&](const Candidate& c, const TrainingPlan& plan) {
     const MemoryReport want = training_memory(plan);
     const MemoryEstimate got = est.memory(c);
     INFO(describe(c));
     zero3 += c.zero >= 3;
+    offloaded += c.offload > 0;  // ZeRO-Offload of the adapters' states
     REQUIRE(got.peak_stage == want.peak_stage);
     CHECK(got.peak_bytes == exasim::testing::approx(want.peak().total()).epsilon(1e-12));
     CHECK(got.gradients == exasim::testing::approx(want.peak().gradients).epsilon(1e-12));
     CHECK(got.optimizer == exasim::testing::approx(want.peak().optimizer).epsilon(1e-12));
   });
-  MESSAGE(checked, " LoRA plans compared, ", zero3, " with ZeRO-3");
+  MESSAGE(checked, " LoRA plans compared, ", zero3, " with ZeRO-3, ", offloaded, " offloaded");
   CHECK(checked > 100);
   CHECK(zero3 > 0);
+  CHECK(offloaded > 0);
 }
 
 TEST_CASE("uneven split as Llama 3 405B uses it: 126 layers on 16 x 2 virtual stages") {

@@ -208,3 +208,29 @@ TEST_CASE("offload with mixture-of-experts: the host steps each GPU's dense and 
   infinity.insert(infinity.end(), {"training.offload=params-cpu", "training.zero=3"});
   CHECK_THROWS_WITH_AS(run(infinity), doctest::Contains("parameter offload) with mixture-of-experts layers is not simulated"), PlanError);
 }
+
+// ZeRO-Offload with LoRA: the optimizer owns the adapters only, so that is what crosses PCIe and
+// what the host steps: Llama-2-7B with rank-8 QKV adapters, r (h + 3h) per layer (no GQA) x 32
+// layers, sharded over 8 data-parallel GPUs (ZeRO-1).
+TEST_CASE("offload with LoRA: the host steps the GPU's shard of the adapters") {
+  const Run off = run({"cluster.nodes=1", "model=llama2-7b", "training.lora={rank: 8, targets: [qkv]}",
+                       "training.parallelism.tp=1", "training.parallelism.pp=1", "training.parallelism.dp=8",
+                       "training.parallelism.sequence_parallel=false", "training.global_batch=64",
+                       "training.offload=optimizer-cpu"});
+  const double h = 4096, adapters = 32 * 8 * (h + 3 * h), owned = adapters / 8;
+  double to_host = 0, step_flops = 0, back = 0;
+  const auto& g = off.r.graph->graph;
+  for (const auto& t : g.tasks()) {
+    const std::string label(g.label(t.label));
+    if (label == "gradients to host") to_host += t.bytes;
+    if (label == "host optimizer step") step_flops += t.flops;
+    if (label == "weights to GPU") back += t.bytes;
+  }
+  CHECK(to_host == exasim::testing::approx(2 * owned));
+  CHECK(step_flops == exasim::testing::approx(12 * owned));
+  CHECK(back == exasim::testing::approx(2 * owned));
+  const StageMemory& m = off.r.memory.peak();
+  CHECK(m.optimizer == 0);
+  CHECK(m.gradients == exasim::testing::approx(2 * 8 * (h + 3 * h)));  // one layer's adapter gradients
+  CHECK(m.weights == exasim::testing::approx(2 * m.parameters + 2 * adapters));
+}

@@ -50,6 +50,9 @@ StageWeights stage_weights(const ModelNumbers& m, const Candidate& c, int stage)
       w.experts += m.range_experts(first, n, c.ep, c.etp);
       // Dense layers and routed ones (their dense part and their experts), where sharded.
       const bool dense_sharded = weight_replicas(c) > 1, experts_sharded = expert_replicas(c) > 1;
+      if (n > 0 && first < m.dense_leading) w.widest_layer = std::max(w.widest_layer, m.dense_layer / c.tp);
+      if (n > 0 && first + n > m.dense_leading)
+        w.widest_layer = std::max(w.widest_layer, m.routed_base / c.tp + m.routed_whole + m.routed_experts / (c.ep * c.etp));
       if (n > 0 && first < m.dense_leading && dense_sharded) w.widest_sharded_layer = std::max(w.widest_sharded_layer, m.dense_layer / c.tp);
       if (n > 0 && first + n > m.dense_leading)
         w.widest_sharded_layer = std::max(w.widest_sharded_layer, (dense_sharded ? m.routed_base / c.tp + m.routed_whole : 0) +
@@ -113,8 +116,8 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
       params = adapters_params;  // what the optimizer owns
     }
     if (c.offload > 0) {  // training_memory(): the states live on the host, one layer's gradients pass through
-      const double routed = m.moe ? m.routed_base / c.tp + m.routed_whole + m.routed_experts / (c.ep * c.etp) : 0;
-      const double layer = std::max(m.dense_leading > 0 ? m.dense_layer / c.tp : 0.0, routed);
+      const double layer = base.lora ? lora_layer_parameters(m.model, *base.lora, c.tp)  // LoRA: the adapters' gradients
+                                     : sw.widest_layer;
       states.optimizer = 0;
       states.gradients = 2 * layer;
       if (c.offload >= 2) states.weights = 2 * 2 * layer;  // ZeRO-Infinity: the layer computed and the one prefetched

@@ -58,6 +58,7 @@ struct StageWeights {
   int layers = 0, widest_chunk = 0;
   double dense = 0, experts = 0;
   double widest_sharded_layer = 0;  // ZeRO-3: the widest layer's parameters that are sharded, per GPU
+  double widest_layer = 0;          // the widest layer's parameters on one GPU (offload: its gradient bucket)
 };
 StageWeights stage_weights(const ModelNumbers& m, const Candidate& c, int stage);
 

@@ -154,7 +154,7 @@ MemoryReport check_training_memory(const TrainingPlan& plan, const topologies::C
   if (offload != "none" && cluster.host && cluster.host->memory_bytes > 0) {
     double owned = 0;  // the optimizer states this GPU owns: its shard of the dense and of the expert weights
     for (int s = 0; s < plan.par().pp; ++s) {
-      const SharedParameters stage_params = stage_parameters(plan, s);
+      const SharedParameters stage_params = stage_trainable_parameters(plan, s);  // LoRA: the adapters
       owned = std::max(owned, plan.config().zero >= 1 ? stage_params.dense / plan.shard_size() + stage_params.expert / plan.expert_replicas()
                                                       : stage_params.total());
     }
