@@ -1,6 +1,7 @@
 #include "workloads/training/pipeline_schedule.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace exasim::workloads {
 
@@ -98,11 +99,15 @@ std::vector<PipelineStep> zero_bubble_h2(int stage, int stages, int m, int /*chu
   std::vector<std::vector<int>> forward_end(stages, std::vector<int>(m, -1)), backward_end = forward_end;
   for (int t = 0, running = stages; running > 0; ++t) {
     running = 0;
+    bool moving = false;  // some rank runs a pass during [t, t + 1)
     for (int s = 0; s < stages; ++s) {
       Rank& r = ranks[s];
       if (r.weights == m) continue;
       ++running;
-      if (r.free_at > t) continue;
+      if (r.free_at > t) {
+        moving = true;
+        continue;
+      }
       const auto done = [t](int end) { return end >= 0 && end <= t; };
       const int b = r.backwards, f = r.forwards;
       if (b < m && done(forward_end[s][b]) && (s == stages - 1 || done(backward_end[s + 1][b]))) {
@@ -119,7 +124,11 @@ std::vector<PipelineStep> zero_bubble_h2(int stage, int stages, int m, int /*chu
         continue;  // waits for a neighbour
       }
       r.free_at = t + 1;
+      moving = true;
     }
+    // Every rank idle and none done: the rule would wait forever (it cannot with a limit of
+    // 2p - 1; this guards the loop, not a plan).
+    if (running > 0 && !moving) throw std::logic_error("ZB-H2 list schedule stalled");
   }
   return std::move(ranks[stage].steps);
 }
