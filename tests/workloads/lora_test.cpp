@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "graph_traffic.hpp"
 #include "training_fixture.hpp"
 #include "workloads/training/training_graph.hpp"
 #include "workloads/training/training_memory.hpp"
@@ -100,19 +101,12 @@ TEST_CASE("LoRA with ZeRO-3: frozen weights and adapters sharded and gathered, o
   CHECK(s.gathered == exasim::testing::approx(2 * 2 * (layer + a) + 2 * a));  // two layers' weights, one's adapter gradients
   const topologies::Cluster cluster = testing::ideal_cluster(1, 8);
   const TrainingGraph g = build_training_graph(plan, {cluster.gpu, models::KernelParams::defaults_for(cluster.gpu)});
-  std::map<std::string, int> count;
-  std::map<std::string, double> bytes;
-  for (const auto& t : g.graph.tasks()) {
-    if (t.comm_op == sim::kNone) continue;
-    const std::string label(g.graph.label(t.label));
-    ++count[label];
-    bytes[label] = g.comm_ops[t.comm_op].bytes;
-  }
-  CHECK(count["fsdp gather (fwd)"] == 8 * micro_batches);
-  CHECK(count["fsdp gather (bwd)"] == 8 * micro_batches);
-  CHECK(count["fsdp reduce-scatter grads"] == 8 * micro_batches);
-  CHECK(bytes["fsdp gather (fwd)"] == exasim::testing::approx(2 * (layer + a)));
-  CHECK(bytes["fsdp reduce-scatter grads"] == exasim::testing::approx(2 * a));
+  auto traffic = testing::traffic_by_label(g);
+  CHECK(traffic["fsdp gather (fwd)"].count == 8 * micro_batches);
+  CHECK(traffic["fsdp gather (bwd)"].count == 8 * micro_batches);
+  CHECK(traffic["fsdp reduce-scatter grads"].count == 8 * micro_batches);
+  CHECK(traffic["fsdp gather (fwd)"].bytes == exasim::testing::approx(2 * (layer + a)));
+  CHECK(traffic["fsdp reduce-scatter grads"].bytes == exasim::testing::approx(2 * a));
   // Against full ZeRO-3 training of the same model: no weight gradients to compute or reduce.
   TrainingConfig full = c;
   full.lora.reset();
@@ -135,16 +129,8 @@ TEST_CASE("LoRA with overlap_param_gather: each layer's adapters gathered before
   const TrainingPlan plan(m, c, dp, 8);
   const topologies::Cluster cluster = testing::ideal_cluster(1, 8);
   const TrainingGraph g = build_training_graph(plan, {cluster.gpu, models::KernelParams::defaults_for(cluster.gpu)});
-  int gathers = 0, other = 0;
-  for (const auto& t : g.graph.tasks()) {
-    if (t.comm_op == sim::kNone) continue;
-    const std::string label(g.graph.label(t.label));
-    if (label == "dp weights all-gather (next forward)") {
-      ++gathers;
-      CHECK(g.comm_ops[t.comm_op].bytes == exasim::testing::approx(2 * rank * (2048.0 + 3 * 2048.0)));
-    }
-    other += label == "dp weights all-gather";
-  }
-  CHECK(gathers == 8);  // one per layer, none for the frozen embedding and head
-  CHECK(other == 0);
+  auto traffic = testing::traffic_by_label(g);
+  CHECK(traffic["dp weights all-gather (next forward)"].count == 8);  // one per layer, none for the frozen embedding and head
+  CHECK(traffic["dp weights all-gather (next forward)"].bytes == exasim::testing::approx(2 * rank * (2048.0 + 3 * 2048.0)));
+  CHECK(traffic.count("dp weights all-gather") == 0);
 }

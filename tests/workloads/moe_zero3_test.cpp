@@ -11,6 +11,7 @@
 #include <map>
 #include <string>
 
+#include "graph_traffic.hpp"
 #include "training_fixture.hpp"
 #include "workloads/model/model_config.hpp"
 #include "workloads/training/training_graph.hpp"
@@ -42,12 +43,6 @@ TrainingConfig zero3(int micro_batches) {
   return c;
 }
 
-struct Traffic {
-  int count = 0;
-  double bytes = 0;
-  std::size_t group = 0;
-};
-
 }  // namespace
 
 TEST_CASE("moe zero-3: every layer gathers its dense weights over dp and its experts over their replicas, 3 Psi a micro-batch") {
@@ -56,16 +51,7 @@ TEST_CASE("moe zero-3: every layer gathers its dense weights over dp and its exp
   REQUIRE(plan.expert_replicas() == 2);
   const topologies::Cluster cluster = testing::ideal_cluster(1, 8);
   const TrainingGraph g = build_training_graph(plan, {cluster.gpu, models::KernelParams::defaults_for(cluster.gpu)});
-  std::map<std::string, Traffic> by_label;
-  for (const auto& t : g.graph.tasks()) {
-    if (t.comm_op == sim::kNone) continue;
-    const std::string label(g.graph.label(t.label));
-    if (!label.starts_with("fsdp")) continue;
-    Traffic& x = by_label[label];
-    ++x.count;
-    x.bytes = g.comm_ops[t.comm_op].bytes;
-    x.group = g.comm_ops[t.comm_op].ranks.size();
-  }
+  auto by_label = testing::traffic_by_label(g);
   const int per_iteration = static_cast<int>(kLayers) * 2;  // a layer per micro-batch
   for (const char* dense : {"fsdp gather (fwd)", "fsdp gather (bwd)", "fsdp reduce-scatter grads"}) {
     INFO(dense);

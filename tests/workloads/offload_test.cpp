@@ -11,6 +11,7 @@
 #include "hw/catalog.hpp"
 #include "models/cpu/cpu_gemm_model.hpp"
 #include "models/cpu/cpu_memory_model.hpp"
+#include "graph_traffic.hpp"
 #include "training_fixture.hpp"
 #include "workloads/scenario/scenario.hpp"
 #include "workloads/training/training_simulation.hpp"
@@ -188,17 +189,12 @@ TEST_CASE("offload with mixture-of-experts: the host steps each GPU's dense and 
   const double dense = kLayers * kDenseLayer + 2 * kVocab * kH + kH;  // + embedding, head, final norm
   const double experts = kLayers * 2 * kExpert;                        // 8 experts over ep 4: 2 a GPU
   const double owned = dense / 8 + experts / 2;
-  double to_host = 0, step_flops = 0, expert_gather = 0;
-  const auto& g = off.r.graph->graph;
-  for (const auto& t : g.tasks()) {
-    const std::string label(g.label(t.label));
-    if (label == "gradients to host") to_host += t.bytes;
-    if (label == "host optimizer step") step_flops += t.flops;
-    if (label == "expert weights all-gather") expert_gather += off.r.graph->comm_ops[t.comm_op].bytes;
-  }
-  CHECK(to_host == exasim::testing::approx(2 * owned));
-  CHECK(step_flops == exasim::testing::approx(12 * owned));
-  CHECK(expert_gather == exasim::testing::approx(2 * experts));  // the updated expert shards come back to both replicas
+  auto totals = testing::totals_by_label(*off.r.graph);
+  auto traffic = testing::traffic_by_label(*off.r.graph);
+  CHECK(totals["gradients to host"].bytes == exasim::testing::approx(2 * owned));
+  CHECK(totals["host optimizer step"].flops == exasim::testing::approx(12 * owned));
+  CHECK(traffic["expert weights all-gather"].count == 1);  // the updated expert shards come back to both replicas
+  CHECK(traffic["expert weights all-gather"].bytes == exasim::testing::approx(2 * experts));
   const StageMemory& m = off.r.memory.peak();
   CHECK(m.optimizer == 0);
   CHECK(m.gradients == exasim::testing::approx(2 * (kDenseLayer + 2 * kExpert)));  // one layer's bucket on its way out
@@ -218,17 +214,10 @@ TEST_CASE("offload with LoRA: the host steps the GPU's shard of the adapters") {
                        "training.parallelism.sequence_parallel=false", "training.global_batch=64",
                        "training.offload=optimizer-cpu"});
   const double h = 4096, adapters = 32 * 8 * (h + 3 * h), owned = adapters / 8;
-  double to_host = 0, step_flops = 0, back = 0;
-  const auto& g = off.r.graph->graph;
-  for (const auto& t : g.tasks()) {
-    const std::string label(g.label(t.label));
-    if (label == "gradients to host") to_host += t.bytes;
-    if (label == "host optimizer step") step_flops += t.flops;
-    if (label == "weights to GPU") back += t.bytes;
-  }
-  CHECK(to_host == exasim::testing::approx(2 * owned));
-  CHECK(step_flops == exasim::testing::approx(12 * owned));
-  CHECK(back == exasim::testing::approx(2 * owned));
+  auto totals = testing::totals_by_label(*off.r.graph);
+  CHECK(totals["gradients to host"].bytes == exasim::testing::approx(2 * owned));
+  CHECK(totals["host optimizer step"].flops == exasim::testing::approx(12 * owned));
+  CHECK(totals["weights to GPU"].bytes == exasim::testing::approx(2 * owned));
   const StageMemory& m = off.r.memory.peak();
   CHECK(m.optimizer == 0);
   CHECK(m.gradients == exasim::testing::approx(2 * 8 * (h + 3 * h)));  // one layer's adapter gradients

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "models/kernel/kernel_params.hpp"
+#include "graph_traffic.hpp"
 #include "training_fixture.hpp"
 #include "workloads/training/training_graph.hpp"
 #include "workloads/training/training_simulation.hpp"
@@ -33,21 +34,13 @@ TEST_CASE("zero-bubble with ZeRO-3: two gathers (F, B) and one reduce-scatter (a
   const TrainingPlan plan(m, zb(3), 8, 8);
   const topologies::Cluster cluster = testing::ideal_cluster(1, 8);
   const TrainingGraph g = build_training_graph(plan, {cluster.gpu, models::KernelParams::defaults_for(cluster.gpu)});
-  std::map<std::string, int> count;
-  std::map<std::string, double> bytes;
-  for (const auto& t : g.graph.tasks()) {
-    if (t.comm_op == sim::kNone) continue;
-    const std::string label(g.graph.label(t.label));
-    if (!label.starts_with("fsdp")) continue;
-    ++count[label];
-    bytes[label] = g.comm_ops[t.comm_op].bytes;
-  }
+  auto traffic = testing::traffic_by_label(g);
   const int per_iteration = 8 * 8;  // 8 layers (2 per stage, every stage) x 8 micro-batches
-  CHECK(count["fsdp gather (fwd)"] == per_iteration);
-  CHECK(count["fsdp gather (bwd)"] == per_iteration);
-  CHECK(count["fsdp reduce-scatter grads"] == per_iteration);
-  CHECK(bytes["fsdp gather (fwd)"] == exasim::testing::approx(2 * m.layer_parameter_count()));
-  CHECK(bytes["fsdp reduce-scatter grads"] == exasim::testing::approx(2 * m.layer_parameter_count()));
+  CHECK(traffic["fsdp gather (fwd)"].count == per_iteration);
+  CHECK(traffic["fsdp gather (bwd)"].count == per_iteration);
+  CHECK(traffic["fsdp reduce-scatter grads"].count == per_iteration);
+  CHECK(traffic["fsdp gather (fwd)"].bytes == exasim::testing::approx(2 * m.layer_parameter_count()));
+  CHECK(traffic["fsdp reduce-scatter grads"].bytes == exasim::testing::approx(2 * m.layer_parameter_count()));
 }
 
 TEST_CASE("zero-bubble with ZeRO-3: with free communication, the step of ZeRO-1") {
