@@ -76,6 +76,9 @@ TEST_CASE("all_ranks: every parallelism and schedule gives what symmetry gives o
       {"tp2 dp8 zero1 hybrid 4", scenario_text("{tp: 2, pp: 1, dp: 8}", "  zero: 1\n  shard_group: 4\n")},
       {"tp2 cp2 dp4 ddp", scenario_text("{tp: 2, cp: 2, pp: 1, dp: 4}", "  zero: 0\n")},
       {"moe ep4 dp8 tp2", scenario_text("{tp: 2, pp: 2, dp: 4, ep: 4, sequence_parallel: true}", "", moe)},
+      {"moe ep4 dp16 zero1 hybrid 8", scenario_text("{tp: 1, pp: 1, dp: 16, ep: 4}", "  zero: 1\n  shard_group: 8\n", moe)},
+      {"moe ep2 dp16 zero3 hybrid 4", scenario_text("{tp: 1, pp: 1, dp: 16, ep: 2}", "  zero: 3\n  shard_group: 4\n", moe)},
+      {"tp2 pp4 dp2 zero-bubble-h2", scenario_text("{tp: 2, pp: 4, dp: 2}", "  pipeline_schedule: zero-bubble-h2\n")},
   };
   for (const Case& c : cases) {
     CAPTURE(c.name);

@@ -134,3 +134,43 @@ TEST_CASE("zero-3 gathered layers: with the optimizer on the host only the two g
   c.zero = 2;  // nothing gathered
   CHECK(training_memory(TrainingPlan(m, c, 8, 8)).stages[0].gathered == 0);
 }
+
+// Hybrid sharding with experts (torchtitan's HSDP with EP): shard_group 8 of dp 16 makes two
+// replicated copies; the experts' 4 replicas (16 / ep 4) split into the same two copies, so each
+// expert's states are sharded over 2 GPUs and its gradients all-reduced across the copies.
+TEST_CASE("moe hybrid sharding: experts sharded within a copy, reduced across copies, states / shard") {
+  ModelSpec m = mixtral();
+  m.layers = 4;
+  TrainingConfig c = testing::config(1, 1, 16, 16);
+  c.seq_len = 4096;
+  c.parallelism.ep = 4;
+  c.attention = AttentionKernel::kFlash;
+  c.zero = 1;
+  c.shard_group = 8;
+  const TrainingPlan plan(m, c, 16, 8);
+  REQUIRE(plan.expert_replicas() == 4);
+  CHECK(plan.expert_shard_size() == 2);
+  CHECK(plan.expert_shard_group(0) == std::vector<std::uint32_t>{0, 4});
+  CHECK(plan.expert_replica_group(0) == std::vector<std::uint32_t>{0, 8});
+  const double experts = 4 * (kE / 4) * kExpert;  // 2 experts a GPU, 4 layers
+  const StageMemory s = training_memory(plan).stages[0];
+  TrainingConfig flat = c;
+  flat.shard_group = 0;
+  const StageMemory f = training_memory(TrainingPlan(m, flat, 16, 8)).stages[0];
+  // ZeRO-1: 12 B of Adam state per owned parameter; experts owned over 2 GPUs instead of 4.
+  CHECK(s.optimizer - f.optimizer ==
+        exasim::testing::approx(12 * (experts / 2 - experts / 4) + 12 * (f.parameters - experts) * (1.0 / 8 - 1.0 / 16)));
+  const topologies::Cluster cluster = testing::ideal_cluster(2, 8);
+  auto traffic = testing::traffic_by_label(build_training_graph(plan, {cluster.gpu, models::KernelParams::defaults_for(cluster.gpu)}));
+  CHECK(traffic["expert grads L0"].group == 2);
+  CHECK(traffic["expert grads L0"].bytes == exasim::testing::approx(2 * (kE / 4) * kExpert));
+  CHECK(traffic["expert grads L0 (across replicas)"].group == 2);
+  CHECK(traffic["expert grads L0 (across replicas)"].bytes == exasim::testing::approx((kE / 4) * kExpert));  // the shard
+  CHECK(traffic["expert weights all-gather"].group == 2);
+  CHECK(traffic["dp grads L0"].group == 8);
+  CHECK(traffic["dp grads L0 (across replicas)"].group == 2);
+  // Copies that do not divide the experts' replicas are refused, with the numbers.
+  c.parallelism.ep = 8;  // 2 expert replicas
+  c.shard_group = 4;     // 4 copies
+  CHECK_THROWS_WITH_AS(TrainingPlan(m, c, 16, 8), doctest::Contains("do not divide the experts' 2 replicas"), PlanError);
+}

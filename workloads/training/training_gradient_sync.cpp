@@ -26,10 +26,12 @@ sim::TaskId Lowering::dp_collective(int stage, sim::StreamId stream, sim::CommKi
   const bool sharded = group == Over::kShard && plan_.config().zero >= 3;
   const double wire_bytes = sharded ? bytes / k_.overheads.sharded_collective_efficiency : bytes;
   t.comm_op = comm(kind, wire_bytes,
-                   group == Over::kExperts    ? plan_.expert_dp_group(stage)
-                   : group == Over::kShard    ? plan_.shard_group(stage)
-                   : group == Over::kReplicas ? plan_.replica_group(stage)
-                                              : plan_.dp_group(stage));
+                   group == Over::kExperts          ? plan_.expert_dp_group(stage)
+                   : group == Over::kExpertShard    ? plan_.expert_shard_group(stage)
+                   : group == Over::kExpertReplicas ? plan_.expert_replica_group(stage)
+                   : group == Over::kShard          ? plan_.shard_group(stage)
+                   : group == Over::kReplicas       ? plan_.replica_group(stage)
+                                                    : plan_.dp_group(stage));
   t.bytes = bytes;
   t.category = kDataCommTask;
   return out_.graph.add_task(t);
@@ -54,7 +56,7 @@ double Lowering::pcie_rate() const {
   return host_copy_rate(*k_.host);  // offload_costs.hpp
 }
 
-sim::TaskId Lowering::reduce_gradients(int stage, double params, sim::TaskId after, const std::string& label) {
+sim::TaskId Lowering::reduce_gradients(int stage, double params, sim::TaskId after, const std::string& label, bool experts) {
   const StageStreams& st = out_.stages[stage];
   const double bytes = params * 2;  // 16-bit gradients (ZeRO paper's 2 Psi)
   sim::TaskId last = sim::kNone;
@@ -62,15 +64,18 @@ sim::TaskId Lowering::reduce_gradients(int stage, double params, sim::TaskId aft
     out_.graph.add_dependency(last == sim::kNone ? after : last, id);
     last = id;
   };
+  const int replicas = experts ? plan_.expert_replicas() : plan_.weight_replicas();
   if (plan_.config().zero < 1) {
-    if (plan_.weight_replicas() > 1) chain(dp_collective(stage, st.dp_comm, sim::CommKind::kAllReduce, bytes, label));
+    if (replicas > 1)
+      chain(dp_collective(stage, st.dp_comm, sim::CommKind::kAllReduce, bytes, label, experts ? Over::kExperts : Over::kAll));
     return last;
   }
-  if (plan_.shard_size() > 1)
-    chain(dp_collective(stage, st.dp_comm, sim::CommKind::kReduceScatter, bytes, label, Over::kShard));
-  if (plan_.shard_replicas() > 1)
-    chain(dp_collective(stage, st.dp_comm, sim::CommKind::kAllReduce, bytes / plan_.shard_size(), label + " (across replicas)",
-                        Over::kReplicas));
+  const int shard = experts ? plan_.expert_shard_size() : plan_.shard_size();
+  if (shard > 1)
+    chain(dp_collective(stage, st.dp_comm, sim::CommKind::kReduceScatter, bytes, label, experts ? Over::kExpertShard : Over::kShard));
+  if (replicas / shard > 1)
+    chain(dp_collective(stage, st.dp_comm, sim::CommKind::kAllReduce, bytes / shard, label + " (across replicas)",
+                        experts ? Over::kExpertReplicas : Over::kReplicas));
   return last;
 }
 
@@ -94,25 +99,17 @@ void Lowering::emit_gradient_sync(int stage) {
   const StageStreams& st = out_.stages[stage];
   const int dp = plan_.weight_replicas();  // gradients are reduced over dp x cp
   const int shard = c.zero >= 1 ? plan_.shard_size() : 1;  // the dense states are split this many ways
-  const double grad_bytes = 2;  // 16-bit gradients (ZeRO paper's 2 Psi)
   const SharedParameters split = stage_trainable_parameters(plan_, stage);  // all, or LoRA's adapters
   const double stage_params = split.total();
   const int edp = plan_.expert_replicas();  // routed experts' gradients: over their replicas
-  const auto kind = c.zero >= 1 ? sim::CommKind::kReduceScatter : sim::CommKind::kAllReduce;
+  const int expert_shard = c.zero >= 1 ? plan_.expert_shard_size() : 1;  // the experts' states are split this many ways
   std::vector<sim::TaskId> reductions;
   std::vector<double> reduced_owned;  // per reduction: the parameters of its bucket this GPU owns after it
   auto reduce = [&](double params, sim::TaskId ready, const std::string& label, bool experts = false) {
     if ((experts ? edp : dp) <= 1 || params <= 0) return;
     const sim::TaskId after = c.overlap_grad_reduce ? ready : last_backward_[stage];
-    sim::TaskId id = sim::kNone;
-    if (experts) {
-      id = dp_collective(stage, st.dp_comm, kind, params * grad_bytes, label, Over::kExperts);
-      out_.graph.add_dependency(after, id);
-    } else {
-      id = reduce_gradients(stage, params, after, label);
-    }
-    reductions.push_back(id);
-    reduced_owned.push_back(c.zero >= 1 ? params / (experts ? edp : shard) : params);
+    reductions.push_back(reduce_gradients(stage, params, after, label, experts));
+    reduced_owned.push_back(params / (experts ? expert_shard : shard));
   };
   // One bucket per layer, queued in the order their gradients become final (task ids follow
   // the compute stream's program order), so no bucket waits behind a later one.
@@ -135,7 +132,7 @@ void Lowering::emit_gradient_sync(int stage) {
 
   // Gradient clipping: the global gradient norm, a read of the gradients this GPU holds and a
   // 4-byte all-reduce, before the optimizer may step.
-  const double grads_held = c.zero >= 2 ? split.dense / shard + split.expert / edp : stage_params;
+  const double grads_held = c.zero >= 2 ? split.dense / shard + split.expert / expert_shard : stage_params;
   const sim::TaskId norm_id = optimizer_kernel(
       stage, "gradient norm", models::streaming_kernel(k_.gpu, k_.params, 2 * grads_held, 2 * grads_held));
   out_.graph.add_dependency(last_backward_[stage], norm_id);
@@ -148,7 +145,7 @@ void Lowering::emit_gradient_sync(int stage) {
 
   // Adam with fp32 master weights: read grad, master, m, v (4 x 4 B), write master, m, v and
   // the 16-bit weight (3 x 4 + 2 B) = 30 B and ~12 FLOPs per parameter it owns.
-  const double owned = c.zero >= 1 ? split.dense / shard + split.expert / edp : stage_params;
+  const double owned = c.zero >= 1 ? split.dense / shard + split.expert / expert_shard : stage_params;
   sim::TaskId opt_id = sim::kNone;  // after it the updated weights (this GPU's shard) are on the GPU
   if (c.offload != "none") {
     opt_id = emit_offloaded_step(stage, reductions, reduced_owned, norm_done, owned);
@@ -163,9 +160,9 @@ void Lowering::emit_gradient_sync(int stage) {
                                              "dp weights all-gather", Over::kShard);
     out_.graph.add_dependency(opt_id, gather);
   }
-  if (c.zero >= 1 && c.zero <= 2 && edp > 1 && split.expert > 0 && !overlaps_param_gather()) {
+  if (c.zero >= 1 && c.zero <= 2 && expert_shard > 1 && split.expert > 0 && !overlaps_param_gather()) {
     const sim::TaskId gather = dp_collective(stage, st.dp_comm, sim::CommKind::kAllGather, split.expert * 2,
-                                             "expert weights all-gather", Over::kExperts);
+                                             "expert weights all-gather", Over::kExpertShard);
     out_.graph.add_dependency(opt_id, gather);
   }
 }

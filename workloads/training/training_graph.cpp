@@ -304,14 +304,11 @@ Lowering::Pass Lowering::emit_pass(int stage, const PipelineStep& step) {
 void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, int layer, std::uint16_t category, Pass& pass,
                           Shards shards) {
   const SharedParameters params = sharded_layer_parameters(plan_, layer);
-  if (shards == Shards::kNone || segs.empty() || params.total() <= 0) {
-    emit(segs, stage, category, pass);
-    return;
-  }
   const SharedParameters grads = sharded_layer_gradients(plan_, layer);  // all, or LoRA's adapters
-  if (shards == Shards::kReduce) {
+  if (shards == Shards::kNone || segs.empty() || params.total() <= 0 || shards == Shards::kReduce) {
     emit(segs, stage, category, pass);
-    reduce_layer_gradients(stage, grads, pass);
+    // Nothing to gather (hybrid sharding over groups of one) may still leave replicas to reduce over.
+    if (shards != Shards::kNone && shards != Shards::kGather && !segs.empty()) reduce_layer_gradients(stage, grads, pass);
     return;
   }
   const bool backward = shards == Shards::kGatherAndReduce;
@@ -322,7 +319,7 @@ void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, int layer
                                           "fsdp gather " + pass_name, Over::kShard);
   if (params.expert > 0) {
     gather = dp_collective(stage, out_.stages[stage].dp_gather, sim::CommKind::kAllGather, params.expert * 2,
-                           "fsdp expert gather " + pass_name, Over::kExperts);
+                           "fsdp expert gather " + pass_name, Over::kExpertShard);
     if (dense_gather != sim::kNone) out_.graph.add_dependency(dense_gather, gather);
   }
   const sim::TaskId first_gather = dense_gather != sim::kNone ? dense_gather : gather;
@@ -368,9 +365,9 @@ void Lowering::emit_gathered_layer(const std::vector<Segment>& segs, int stage, 
   if (plan_.shard_size() > 1 && dense > 0)
     gathers.push_back(dp_collective(stage, out_.stages[stage].dp_gather, sim::CommKind::kAllGather, dense * 2,
                                     "dp weights all-gather (next forward)", Over::kShard));
-  if (plan_.expert_replicas() > 1 && p.expert > 0)
+  if (plan_.expert_shard_size() > 1 && p.expert > 0)
     gathers.push_back(dp_collective(stage, out_.stages[stage].dp_gather, sim::CommKind::kAllGather, p.expert * 2,
-                                    "expert weights all-gather (next forward)", Over::kExperts));
+                                    "expert weights all-gather (next forward)", Over::kExpertShard));
   Pass part{sim::kNone, pass.last};
   emit(segs, stage, kForwardTask, part);
   if (part.first == sim::kNone) {  // nothing to run (an empty embedding segment): the next layer waits instead
@@ -393,11 +390,11 @@ void Lowering::reduce_layer_gradients(int stage, const SharedParameters& params,
     }
   }
   if (params.expert > 0) {  // 16-bit expert gradients over the experts' replicas
-    const sim::TaskId done = dp_collective(stage, out_.stages[stage].dp_comm, sim::CommKind::kReduceScatter, params.expert * 2,
-                                           "fsdp expert reduce-scatter grads", Over::kExperts);
-    out_.graph.add_dependency(pass.last, done);
-    sharded_reductions_[stage].push_back(done);
-    sharded_owned_[stage].push_back(params.expert / plan_.expert_replicas());
+    const sim::TaskId done = reduce_gradients(stage, params.expert, pass.last, "fsdp expert reduce-scatter grads", true);
+    if (done != sim::kNone) {
+      sharded_reductions_[stage].push_back(done);
+      sharded_owned_[stage].push_back(params.expert / plan_.expert_shard_size());
+    }
   }
 }
 

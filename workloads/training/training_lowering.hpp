@@ -63,7 +63,9 @@ class Lowering {
   // Which of a stage's data-parallel groups: all ranks holding the same weights (dp x cp), one
   // hybrid-sharding group of them, the groups' first members (their replicas), or the ranks
   // holding the same routed experts.
-  enum class Over { kAll, kShard, kReplicas, kExperts };
+  // Groups of a data-parallel collective: all weight replicas, hybrid sharding's shard group and
+  // replica copies; the experts' replicas, their shard group and copies.
+  enum class Over { kAll, kShard, kReplicas, kExperts, kExpertShard, kExpertReplicas };
   sim::TaskId dp_collective(int stage, sim::StreamId stream, sim::CommKind kind, double bytes, std::string_view label,
                             Over group = Over::kAll);
   // A kernel of the optimizer side (gradient norm, Adam step) on the stage's compute stream.
@@ -71,7 +73,8 @@ class Lowering {
   // Gradients of `params` parameters reduced as sharding wants: all-reduce without sharding,
   // reduce-scatter over the shard group and then, with hybrid sharding, an all-reduce of the
   // shard over the replicas. Returns the last task (kNone when nothing needs reducing).
-  sim::TaskId reduce_gradients(int stage, double params, sim::TaskId after, const std::string& label);
+  // With `experts`, the routed experts' gradients over their replicas, the same way.
+  sim::TaskId reduce_gradients(int stage, double params, sim::TaskId after, const std::string& label, bool experts = false);
   void emit_p2p(Place from, Place to, bool forward, int micro_batch);
   std::optional<Place> neighbour(Place p, bool forward) const;
   void emit_gradient_sync(int stage);

@@ -64,14 +64,16 @@ SharedParameters sharded_layer_parameters(const TrainingPlan& plan, int layer) {
   SharedParameters p = layer_parameters(plan, layer);
   if (plan.config().lora) p.dense += layer_trainable_parameters(plan, layer).dense;  // the adapters beside the frozen weights
   if (plan.shard_size() <= 1) p.dense = 0;
-  if (plan.expert_replicas() <= 1) p.expert = 0;
+  if (plan.expert_shard_size() <= 1) p.expert = 0;
   return p;
 }
 
 SharedParameters sharded_layer_gradients(const TrainingPlan& plan, int layer) {
-  if (!plan.config().lora) return sharded_layer_parameters(plan, layer);
-  if (plan.config().zero < 3 || plan.shard_size() <= 1) return {};
-  return layer_trainable_parameters(plan, layer);
+  if (plan.config().zero < 3) return {};
+  SharedParameters p = layer_trainable_parameters(plan, layer);
+  if (plan.weight_replicas() <= 1) p.dense = 0;
+  if (plan.expert_replicas() <= 1) p.expert = 0;
+  return p;
 }
 
 // Megatron keeps a copy of a tied embedding on the last stage when pp > 1.
@@ -142,7 +144,7 @@ double communication_buffer_bytes(const Parallelism& p, int weight_shard_groups,
   if (p.dp * p.cp > 1) communicators += weight_shard_groups > 1 ? 2 : 1;
   if (moe) {
     const int expert_dp = p.tp * p.cp * p.dp / (p.ep * p.etp);
-    communicators += (p.ep > 1) + (p.etp > 1) + (expert_dp > 1);
+    communicators += (p.ep > 1) + (p.etp > 1) + (expert_dp > 1) + (expert_dp > 1 && weight_shard_groups > 1);  // + copies
   }
   return communicators * kNcclBytesPerCommunicator;
 }
@@ -169,7 +171,7 @@ MemoryReport training_memory(const TrainingPlan& plan) {
     const SharedParameters params = stage_parameters(plan, s);
     mem.parameters = params.total();
     const auto states = models::model_state_bytes(params.dense, c.zero, plan.shard_size());
-    const auto experts = models::model_state_bytes(params.expert, c.zero, plan.expert_replicas());
+    const auto experts = models::model_state_bytes(params.expert, c.zero, plan.expert_shard_size());
     mem.weights = states.weights + experts.weights;
     mem.gradients = states.gradients + experts.gradients;
     mem.optimizer = states.optimizer + experts.optimizer;
@@ -198,7 +200,11 @@ MemoryReport training_memory(const TrainingPlan& plan) {
       for (int k = 0; k < plan.chunks(); ++k)
         for (int l = 0; l < plan.layers_in(s, k); ++l) {
           widest = std::max(widest, sharded_layer_parameters(plan, plan.first_layer(s, k) + l).total());
-          widest_grads = std::max(widest_grads, sharded_layer_gradients(plan, plan.first_layer(s, k) + l).total());
+          // Gradients held whole until reduce-scattered: the sharded parts (others count as states).
+          SharedParameters g = sharded_layer_gradients(plan, plan.first_layer(s, k) + l);
+          if (plan.shard_size() <= 1) g.dense = 0;
+          if (plan.expert_shard_size() <= 1) g.expert = 0;
+          widest_grads = std::max(widest_grads, g.total());
         }
       mem.gathered = sharded_layer_bytes(widest, widest_grads, c.offload == "params-cpu" || c.offload == "nvme", c.offload != "none");
     }

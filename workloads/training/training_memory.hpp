@@ -46,7 +46,9 @@ SharedParameters layer_parameters(const TrainingPlan& plan, int layer);
 // routed experts where they have replicas; with LoRA the frozen weights and the adapters, as
 // FSDP shards both); nothing below ZeRO-3. What each forward and backward gathers.
 SharedParameters sharded_layer_parameters(const TrainingPlan& plan, int layer);
-// Of those, the ones with gradients (reduce-scattered after each backward): all, or LoRA's adapters.
+// ZeRO-3: the parts of `layer` whose gradients each backward reduces over their replicas
+// (reduce-scattered where sharded, then, with hybrid sharding, all-reduced across the copies): all
+// that train (LoRA: the adapters).
 SharedParameters sharded_layer_gradients(const TrainingPlan& plan, int layer);
 SharedParameters stage_parameters(const TrainingPlan& plan, int stage);
 // What a stage holds besides its layers: the embedding (first stage), the final norm and LM head

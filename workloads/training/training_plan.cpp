@@ -65,8 +65,11 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
     if (replicas % c.shard_group != 0)
       reject("training.shard_group", "shard_group " + str(c.shard_group) + " does not divide the " + str(replicas) +
                  " ranks that hold the same weights (dp x cp)", "use a divisor of " + str(replicas) + ", e.g. the GPUs of a node");
-    if (m.moe)
-      reject("training.shard_group", "hybrid sharding with mixture-of-experts layers is not simulated yet", "remove shard_group");
+    const int copies = replicas / c.shard_group, expert_replicas = p.tp * p.cp * p.dp / (p.ep * p.etp);
+    if (m.moe && replicas % c.shard_group == 0 && expert_replicas % copies != 0)
+      reject("training.shard_group", "shard_group " + str(c.shard_group) + " makes " + str(copies) +
+                 " replicated copies, which do not divide the experts' " + str(expert_replicas) + " replicas (tp x cp x dp / (ep x etp))",
+             "choose shard_group so that dp x cp / shard_group divides " + str(expert_replicas) + ", or lower ep");
   }
   if (!m.moe && (c.moe_routing || c.moe_capacity_factor > 0))
     reject(c.moe_routing ? "training.moe_routing_trace" : "training.moe_capacity_factor",
@@ -220,6 +223,19 @@ std::vector<std::uint32_t> TrainingPlan::expert_dp_group(int stage) const {
   std::vector<std::uint32_t> g;
   const std::uint32_t base = rank(0, 0, 0, stage);
   for (int j = 0; j < expert_replicas(); ++j) g.push_back(base + static_cast<std::uint32_t>(j * par().ep * par().etp));
+  return g;
+}
+
+std::vector<std::uint32_t> TrainingPlan::expert_shard_group(int stage) const {
+  std::vector<std::uint32_t> g = expert_dp_group(stage);
+  g.resize(static_cast<std::size_t>(expert_shard_size()));
+  return g;
+}
+
+std::vector<std::uint32_t> TrainingPlan::expert_replica_group(int stage) const {
+  const std::vector<std::uint32_t> all = expert_dp_group(stage);
+  std::vector<std::uint32_t> g;
+  for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(expert_shard_size())) g.push_back(all[i]);
   return g;
 }
 

@@ -53,6 +53,13 @@ class TrainingPlan {
   std::vector<std::uint32_t> ep_group(int stage) const;
   std::vector<std::uint32_t> expert_dp_group(int stage) const;
   int expert_replicas() const { return par().tp * par().cp * par().dp / (par().ep * par().etp); }
+  // Hybrid sharding with experts (torchtitan's HSDP with EP): the expert replicas split into the
+  // same shard_replicas() copies as the dense weights; the experts' states are sharded over the
+  // expert_shard_size() replicas of one copy (consecutive members of expert_dp_group). Without
+  // hybrid sharding: all of them.
+  int expert_shard_size() const { return expert_replicas() / shard_replicas(); }
+  std::vector<std::uint32_t> expert_shard_group(int stage) const;    // of the first copy
+  std::vector<std::uint32_t> expert_replica_group(int stage) const;  // first members of every copy
 
  private:
   int virtual_stage(int stage, int chunk) const { return chunk * config_.parallelism.pp + stage; }

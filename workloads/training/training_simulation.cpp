@@ -155,7 +155,7 @@ MemoryReport check_training_memory(const TrainingPlan& plan, const topologies::C
     double owned = 0;  // the optimizer states this GPU owns: its shard of the dense and of the expert weights
     for (int s = 0; s < plan.par().pp; ++s) {
       const SharedParameters stage_params = stage_trainable_parameters(plan, s);  // LoRA: the adapters
-      owned = std::max(owned, plan.config().zero >= 1 ? stage_params.dense / plan.shard_size() + stage_params.expert / plan.expert_replicas()
+      owned = std::max(owned, plan.config().zero >= 1 ? stage_params.dense / plan.shard_size() + stage_params.expert / plan.expert_shard_size()
                                                       : stage_params.total());
     }
     // On NVMe only the fp32 gradients (4 B) stay in host memory.
