@@ -67,10 +67,10 @@ TEST_CASE("MoE closed-form memory equals training_memory on every enumerated pla
   const std::string moe = "moe: {experts: 8, top_k: 2, expert_ffn: 5632}";
   deepseek_like.replace(deepseek_like.find(moe), moe.size(),
                         "moe: {experts: 8, top_k: 2, expert_ffn: 2816, shared_experts: 1, dense_layers: 3}");
-  // Optimizer offload too: one layer's gradient bucket on the GPU, its widest layer's part.
+  // Offload too: one layer's gradient bucket on the GPU, its widest layer's part; with the parameters, two layers.
   for (const std::string& yaml : {small_moe_yaml(), deepseek_like}) {
     const PlannerInputs in =
-        PlannerInputs::from(testing::scenario_from_yaml(yaml + "plan_space: {offload: [none, optimizer-cpu]}\n"));
+        PlannerInputs::from(testing::scenario_from_yaml(yaml + "plan_space: {offload: [none, optimizer-cpu, params-cpu]}\n"));
     Estimator est(in);
     const int checked = testing::for_each_buildable_plan(in, [&](const Candidate& c, const TrainingPlan& plan) {
       const MemoryReport want = training_memory(plan);

@@ -199,10 +199,22 @@ TEST_CASE("offload with mixture-of-experts: the host steps each GPU's dense and 
   CHECK(m.optimizer == 0);
   CHECK(m.gradients == exasim::testing::approx(2 * (kDenseLayer + 2 * kExpert)));  // one layer's bucket on its way out
   CHECK(m.weights == exasim::testing::approx(2 * (dense + experts)));
-  // ZeRO-Infinity's parameter offload is not simulated with experts, and says so.
+  // ZeRO-Infinity: the parameters on the host too. Each gather first fetches this GPU's shards of
+  // the layer (dense over 8, its 2 experts over their 2 replicas); the GPU keeps two layers' weights.
   std::vector<std::string> infinity = mixtral;
   infinity.insert(infinity.end(), {"training.offload=params-cpu", "training.zero=3"});
-  CHECK_THROWS_WITH_AS(run(infinity), doctest::Contains("parameter offload) with mixture-of-experts layers is not simulated"), PlanError);
+  const Run inf = run(infinity);
+  auto inf_traffic = testing::traffic_by_label(*inf.r.graph);
+  auto inf_totals = testing::totals_by_label(*inf.r.graph);
+  const double fetch = 2 * (kDenseLayer / 8 + 2 * kExpert / 2);  // bytes per layer and gather
+  const int gathers = inf_traffic["fsdp gather (fwd)"].count + inf_traffic["fsdp gather (bwd)"].count;
+  CHECK(gathers >= 2 * 32 * 2);  // every layer, forward and backward (and recompute), each micro-batch
+  CHECK(inf_totals["params to GPU"].bytes == exasim::testing::approx(gathers * fetch));
+  CHECK(inf_totals["host optimizer step"].flops == exasim::testing::approx(12 * owned));
+  const StageMemory& mi = inf.r.memory.peak();
+  CHECK(mi.optimizer == 0);
+  CHECK(mi.weights == exasim::testing::approx(2 * 2 * (kDenseLayer + 2 * kExpert)));
+  CHECK(mi.gathered == 0);  // weights and gradients are counted where they live
 }
 
 // ZeRO-Offload with LoRA: the optimizer owns the adapters only, so that is what crosses PCIe and

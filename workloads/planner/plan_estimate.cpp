@@ -231,7 +231,8 @@ Estimate Estimator::estimate(const Candidate& c) {
   // gather, prefetched as the gather is.
   const std::string& offload = offload_modes()[c.offload];
   const topologies::HostSide* host = in_.cluster.host ? &*in_.cluster.host : nullptr;
-  const double fetch = c.offload >= 2 && host ? x.layer_bytes / weight_replicas(c) / param_fetch_rate(*host, offload) : 0;
+  const double fetch =
+      c.offload >= 2 && host ? (x.layer_bytes / weight_replicas(c) + x.expert_bytes / x.edp) / param_fetch_rate(*host, offload) : 0;
   double fwd = lc.layer_fwd.time, bwd = lc.layer_bwd.time;
   if (c.zero >= 3) {
     // A layer's compute shares its SMs with the collectives beside it (NCCL's channels): the next

@@ -323,7 +323,6 @@ void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, int layer
     if (dense_gather != sim::kNone) out_.graph.add_dependency(dense_gather, gather);
   }
   const sim::TaskId first_gather = dense_gather != sim::kNone ? dense_gather : gather;
-  const double weight_bytes = params.total() * 2;
   if (offloads_params()) {
     // ZeRO-Infinity (Rajbhandari et al., SC'21): the GPU's shard of the layer lives in host memory
     // (or on the node's NVMe drives, which its GPUs share) and crosses PCIe before the gather; it
@@ -331,7 +330,10 @@ void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, int layer
     sim::TaskSpec t;
     t.label = "params to GPU";
     t.stream = out_.stages[stage].param_fetch;
-    t.bytes = weight_bytes / plan_.shard_size();
+    // What it computes with and does not hold: its shard of what is sharded, the whole of what is
+    // not (routed experts with a single replica).
+    const SharedParameters held = layer_parameters(plan_, layer);
+    t.bytes = 2 * (held.dense / plan_.shard_size() + held.expert / plan_.expert_shard_size());
     t.duration = t.bytes / param_fetch_rate();
     t.category = kOffloadTask;
     const sim::TaskId fetch = out_.graph.add_task(t);

@@ -108,9 +108,6 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
     if (p.tp > 1 && !p.sequence_parallel)
       reject("training.parallelism.sequence_parallel", "mixture-of-experts layers with tp > 1 need sequence parallelism",
              "set sequence_parallel: true (Megatron-Core requires it)");
-    if (c.offload == "params-cpu" || c.offload == "nvme")
-      reject("training.offload", c.offload + " (ZeRO-Infinity's parameter offload) with mixture-of-experts layers is not simulated yet",
-             "use offload: optimizer-cpu (ZeRO-Offload) or none");
   }
 }
 
