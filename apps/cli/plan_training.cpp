@@ -142,10 +142,6 @@ int plan_training(const workloads::Scenario& s, const TrainingPlanRequest& req) 
   const std::unique_ptr<PointExecutor> exec = make_point_executor();
   pl::PlannerInputs in = pl::PlannerInputs::from(s);
   in.ranks = {};  // the search compares plans under symmetry (every rank of every candidate would not scale)
-  if (in.base.shard_group > 0) {
-    s.root["training"]["shard_group"].fail("plan search does not vary hybrid sharding yet (its closed-form estimates assume one shard group)",
-                                           "remove training.shard_group to search, or evaluate the plan with exasim run / sweep");
-  }
   pl::SearchOptions o;
   o.objective = req.objective.empty() ? "throughput" : req.objective;
   pl::find_objective(o.objective);  // unknown names fail before any work

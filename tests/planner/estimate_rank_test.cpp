@@ -102,3 +102,25 @@ TEST_CASE("the estimate of zero-bubble plans follows the engine, with recompute 
   CHECK(few > 0);
   CHECK(sum / static_cast<double>(n) < 0.03);
 }
+
+TEST_CASE("the estimate of hybrid-sharded plans follows the engine") {
+  // shard_group 4: reduce-scatter over 4 replicas, then the shard all-reduced across the copies;
+  // gathers over the 4 (as TrainingPlan lays them out).
+  std::string yaml = testing::small_gpt_yaml();
+  yaml.replace(yaml.find("zero: 1"), 7, "zero: 1, shard_group: 4");
+  const PlannerInputs in = PlannerInputs::from(testing::scenario_from_yaml(yaml));
+  Estimator est(in);
+  double sum = 0, worst = 0;
+  std::size_t n = 0;
+  for (const Candidate& c : sample_runnable(in, est, 16, 50, [](const Candidate& c) { return weight_replicas(c) > 4; })) {
+    const double engine = engine_time(in, c);
+    const double error = std::abs(est.estimate(c).iteration_time_s / engine - 1);
+    INFO(describe(c), ": estimate ", est.estimate(c).iteration_time_s, " s, engine ", engine, " s");
+    CHECK(error < 0.1);
+    sum += error;
+    worst = std::max(worst, error);
+    ++n;
+  }
+  MESSAGE(n, " hybrid-sharded plans: mean error ", sum / static_cast<double>(n), ", worst ", worst);
+  CHECK(sum / static_cast<double>(n) < 0.03);
+}

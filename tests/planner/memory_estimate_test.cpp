@@ -33,6 +33,28 @@ TEST_CASE("closed-form memory equals training_memory on every enumerated plan of
   CHECK(checked > 500);
 }
 
+// Hybrid sharding given in the scenario (shard_group): states sharded over groups of 4 weight
+// replicas, replicated across; the plans where 4 does not divide dp x cp are refused by both.
+TEST_CASE("closed-form memory equals training_memory with hybrid sharding") {
+  std::string yaml = testing::small_gpt_yaml();
+  yaml.replace(yaml.find("zero: 1"), 7, "zero: 1, shard_group: 4");
+  const PlannerInputs in = PlannerInputs::from(testing::scenario_from_yaml(yaml));
+  REQUIRE(in.base.shard_group == 4);
+  Estimator est(in);
+  int hybrid = 0;
+  const int checked = testing::for_each_buildable_plan(in, [&](const Candidate& c, const TrainingPlan& plan) {
+    const MemoryReport want = training_memory(plan);
+    const MemoryEstimate got = est.memory(c);
+    INFO(describe(c));
+    hybrid += plan.shard_replicas() > 1;
+    REQUIRE(got.peak_stage == want.peak_stage);
+    CHECK(got.peak_bytes == exasim::testing::approx(want.peak().total()).epsilon(1e-12));
+    CHECK(got.optimizer == exasim::testing::approx(want.peak().optimizer).epsilon(1e-12));
+  });
+  MESSAGE(checked, " plans compared, ", hybrid, " with more than one copy");
+  CHECK(hybrid > 100);
+}
+
 // LoRA: frozen 16-bit weights and the adapters' states. The closed form once counted every
 // weight's gradients and Adam states (1.7-3.1x the memory on Llama 2 13B) and refused plans that fit.
 TEST_CASE("closed-form memory equals training_memory on every enumerated plan of a LoRA fine-tuning space") {

@@ -189,6 +189,7 @@ LayerCost LayerCostTable::measure_model(const ModelSpec& model, int tp, bool sp,
   cfg.global_batch = micro_batch * replicas;
   cfg.pipeline_schedule = "1f1b";
   cfg.zero = 0;
+  cfg.shard_group = 0;  // no sharding in the measuring runs
   cfg.recompute = recompute;
   cfg.offload = "none";
   cfg.first_stage_layers = cfg.last_stage_layers = 0;

@@ -38,7 +38,7 @@ double ModelNumbers::range_experts(int first, int count, int ep, int etp) const 
   return (count - dense) * routed_experts / (ep * etp);
 }
 
-StageWeights stage_weights(const ModelNumbers& m, const Candidate& c, int stage) {
+StageWeights stage_weights(const ModelNumbers& m, const Candidate& c, int stage, int shard_group) {
   StageWeights w;
   int first = 0;  // of virtual stage v: the layers of the ones before it
   for (int v = 0; v < c.pp * c.vpp; ++v) {
@@ -49,7 +49,7 @@ StageWeights stage_weights(const ModelNumbers& m, const Candidate& c, int stage)
       w.dense += m.range_dense(first, n, c.tp);
       w.experts += m.range_experts(first, n, c.ep, c.etp);
       // Dense layers and routed ones (their dense part and their experts), where sharded.
-      const bool dense_sharded = weight_replicas(c) > 1, experts_sharded = expert_replicas(c) > 1;
+      const bool dense_sharded = shard_size(c, shard_group) > 1, experts_sharded = expert_shard_size(c, shard_group) > 1;
       if (n > 0 && first < m.dense_leading) w.widest_layer = std::max(w.widest_layer, m.dense_layer / c.tp);
       if (n > 0 && first + n > m.dense_leading)
         w.widest_layer = std::max(w.widest_layer, m.routed_base / c.tp + m.routed_whole + m.routed_experts / (c.ep * c.etp));
@@ -97,19 +97,20 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
   best.peak_bytes = -1;
   double owned_max = 0;
   for (int s = 0; s < c.pp; ++s) {
-    const StageWeights sw = stage_weights(m, c, s);
+    const StageWeights sw = stage_weights(m, c, s, base.shard_group);
+    const int shard = shard_size(c, base.shard_group), expert_shard = expert_shard_size(c, base.shard_group);
     const int widest = sw.widest_chunk;
     double params = sw.dense;
     if (s == 0) params += m.embed_params / c.tp;
     if (s == c.pp - 1) params += m.head_params / c.tp + (c.pp > 1 ? m.tied_copy_params / c.tp : 0);
-    auto states = models::model_state_bytes(params, c.zero, weight_replicas(c));
+    auto states = models::model_state_bytes(params, c.zero, shard);
     if (m.moe) {
-      const auto experts = models::model_state_bytes(sw.experts, c.zero, expert_replicas(c));
+      const auto experts = models::model_state_bytes(sw.experts, c.zero, expert_shard);
       states.weights += experts.weights, states.gradients += experts.gradients, states.optimizer += experts.optimizer;
     }
     if (base.lora) {  // training_memory(): frozen 16-bit weights, and the adapters' full states
       const double adapters_params = sw.layers * lora_layer_parameters(m.model, *base.lora, c.tp);
-      const auto adapters = models::model_state_bytes(adapters_params, c.zero, weight_replicas(c));
+      const auto adapters = models::model_state_bytes(adapters_params, c.zero, shard);
       states.weights += adapters.weights;
       states.gradients = adapters.gradients;
       states.optimizer = adapters.optimizer;
@@ -122,14 +123,14 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
       states.gradients = 2 * layer;
       if (c.offload >= 2) states.weights = 2 * 2 * layer;  // ZeRO-Infinity: the layer computed and the one prefetched
     }
-    owned_max = std::max(owned_max, c.zero >= 1 ? params / weight_replicas(c) + sw.experts / expert_replicas(c) : params + sw.experts);
+    owned_max = std::max(owned_max, c.zero >= 1 ? params / shard + sw.experts / expert_shard : params + sw.experts);
     const int recomputed = c.recompute_layers > 0 ? std::min(c.recompute_layers, widest) : widest;
     const double chunk = act_layer * recomputed + act_kept * (widest - recomputed);
     double act = chunk * in_flight_passes(schedule, s, c.pp, micro_batches, c.vpp);
     if (s == c.pp - 1) act += head_act;
     Parallelism par;
     par.tp = c.tp, par.pp = c.pp, par.dp = c.dp, par.cp = c.cp, par.ep = c.ep, par.etp = c.etp;
-    const double buffers = communication_buffer_bytes(par, 1, m.moe);  // plan search: one shard group
+    const double buffers = communication_buffer_bytes(par, shard_copies(c, base.shard_group), m.moe);
     // With LoRA FSDP gathers the adapters beside the frozen weights; only the adapters have gradients.
     const double adapters = base.lora ? lora_layer_parameters(m.model, *base.lora, c.tp) : 0;
     const double widest_sharded = sw.widest_sharded_layer + (sw.widest_sharded_layer > 0 ? adapters : 0);

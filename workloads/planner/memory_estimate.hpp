@@ -48,6 +48,13 @@ struct ModelNumbers {
 inline int weight_replicas(const Candidate& c) { return c.dp * c.cp; }
 // The GPUs that hold the same routed-expert slices: tp x cp x dp / (ep x etp).
 inline int expert_replicas(const Candidate& c) { return std::max(1, c.tp * c.cp * c.dp / std::max(1, c.ep * c.etp)); }
+// Hybrid sharding (TrainingConfig::shard_group; 0: none), as TrainingPlan lays it out: the weight
+// replicas a dense state is sharded over, the copies they form, and the experts' replicas of one copy.
+inline int shard_size(const Candidate& c, int shard_group) { return shard_group > 0 ? shard_group : weight_replicas(c); }
+inline int shard_copies(const Candidate& c, int shard_group) { return std::max(1, weight_replicas(c) / shard_size(c, shard_group)); }
+inline int expert_shard_size(const Candidate& c, int shard_group) {
+  return std::max(1, expert_replicas(c) / shard_copies(c, shard_group));
+}
 
 // Passes whose activations stage `stage` holds at its peak (in_flight_chunks() in closed form).
 int in_flight_passes(const std::string& schedule, int stage, int pp, int micro_batches, int chunks);
@@ -60,7 +67,7 @@ struct StageWeights {
   double widest_sharded_layer = 0;  // ZeRO-3: the widest layer's parameters that are sharded, per GPU
   double widest_layer = 0;          // the widest layer's parameters on one GPU (offload: its gradient bucket)
 };
-StageWeights stage_weights(const ModelNumbers& m, const Candidate& c, int stage);
+StageWeights stage_weights(const ModelNumbers& m, const Candidate& c, int stage, int shard_group = 0);
 
 // act_layer: activation bytes of one layer and micro-batch (layer_activation_bytes()); under block
 // recompute (c.recompute_layers > 0) of a recomputed layer, and act_kept of the others of a chunk.

@@ -15,7 +15,8 @@ const std::pair<std::string, std::string>& LoweringProbe::refusal(const Candidat
   const auto key = std::make_tuple(static_cast<int>(c.schedule), static_cast<int>(c.zero), c.vpp > 1, c.ep > 1, c.cp > 1,
                                    c.etp > 1, static_cast<int>(c.offload));
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-  // Two stages of two replicas (four when the plan has both ep and etp), two micro-batches each,
+  // Two stages of two replicas (four when the plan has both ep and etp; twice that with hybrid
+  // sharding, in two copies), two micro-batches each,
   // tp 1, cp 2 / ep 2 / etp 2 where the plan has them: every code path of the kind runs.
   Candidate small = c;
   small.tp = 1, small.pp = 2, small.micro_batch = 1;
@@ -23,6 +24,7 @@ const std::pair<std::string, std::string>& LoweringProbe::refusal(const Candidat
   small.ep = c.ep > 1 && in_.model.moe && in_.model.moe->experts % 2 == 0 ? 2 : 1;
   small.etp = c.etp > 1 ? 2 : 1;
   small.dp = small.ep * small.etp > 2 ? 4 : 2;
+  if (in_.base.shard_group > 0) small.dp *= 2;  // hybrid sharding: two copies of shard groups of dp x cp / 2
   small.vpp = c.vpp > 1 ? 2 : 1;
   small.first_stage_layers = small.last_stage_layers = 0;
   small.sequence_parallel = false;
@@ -31,6 +33,7 @@ const std::pair<std::string, std::string>& LoweringProbe::refusal(const Candidat
   TrainingConfig cfg = candidate_config(in_.base, small);
   cfg.global_batch = 2 * small.dp;
   const int per_stage = small.dp * small.cp;
+  if (in_.base.shard_group > 0) cfg.shard_group = per_stage / 2;
   std::pair<std::string, std::string> answer;
   try {
     const TrainingPlan plan(m, cfg, 2 * per_stage, 2 * per_stage);

@@ -50,6 +50,7 @@ struct Ctx {
   double layer_bytes = 0;    // 16-bit dense weights (or gradients) of one layer on one GPU
   double expert_bytes = 0;   // 16-bit routed-expert weights of one layer on one GPU (MoE)
   int edp = 1;               // GPUs holding the same experts (their gradients are reduced over these)
+  int shard = 1, expert_shard = 1;  // the replicas the dense and the expert states are sharded over (hybrid: fewer)
   double lora_layer_params = -1;  // with LoRA: the adapters' parameters per layer and GPU (all that trains)
   double grad_layer_bytes() const { return lora_layer_params < 0 ? layer_bytes : 2 * lora_layer_params; }
 };
@@ -65,7 +66,7 @@ std::vector<StageLoad> stage_loads(const Ctx& x) {
     StageLoad l;
     l.stage = s;
     l.copies = s == 1 && pp > 2 ? pp - 2 : 1;
-    const StageWeights sw = stage_weights(x.n, x.c, s);
+    const StageWeights sw = stage_weights(x.n, x.c, s, x.shard);
     l.layers = sw.layers;
     l.fwd = l.layers * x.f;
     l.bwd = l.layers * x.b;
@@ -121,13 +122,23 @@ double pipeline_time(const Ctx& x, const std::vector<StageLoad>& loads, double s
   return x.m * max_fb + bubble + 2 * (x.c.pp - 1) * send;
 }
 
+// A collective over `replicas` ranks `stride` apart as TrainingPlan runs it with hybrid sharding:
+// over the first `shard` of them, and for a reduction then the shard all-reduced across the copies.
+double replica_collective(CommTimes& comm, sim::CommKind kind, int stride, int replicas, int shard, double bytes) {
+  if (replicas <= 1 || bytes <= 0) return 0;
+  if (shard >= replicas) return comm.data_parallel(kind, stride, replicas, bytes);
+  double t = shard > 1 ? comm.data_parallel(kind, stride, shard, bytes) : 0;
+  if (kind != sim::CommKind::kAllGather)
+    t += comm.data_parallel(sim::CommKind::kAllReduce, stride * shard, replicas / shard, bytes / shard);
+  return t;
+}
+
 // One layer's collective over its dense weights' replicas (dp x cp ranks tp apart) and, for a
 // mixture of experts, over its experts' replicas (tp x cp x dp / (ep etp) ranks ep etp apart), one after
 // the other on the stage's data-parallel stream.
 double layer_collective(const Ctx& x, CommTimes& comm, sim::CommKind kind, double dense_bytes) {
-  const int replicas = weight_replicas(x.c);  // dp x cp ranks tp apart
-  double t = replicas > 1 ? comm.data_parallel(kind, x.c.tp, replicas, dense_bytes) : 0;
-  if (x.expert_bytes > 0 && x.edp > 1) t += comm.data_parallel(kind, x.c.ep * x.c.etp, x.edp, x.expert_bytes);
+  double t = replica_collective(comm, kind, x.c.tp, weight_replicas(x.c), x.shard, dense_bytes);  // dp x cp ranks tp apart
+  if (x.expert_bytes > 0) t += replica_collective(comm, kind, x.c.ep * x.c.etp, x.edp, x.expert_shard, x.expert_bytes);
   return t;
 }
 
@@ -146,7 +157,7 @@ double exposed_gradient_sync(const Ctx& x, CommTimes& comm, const StageLoad& l, 
     const double hiding = pipeline_schedules()[x.c.schedule].splits_weight_grad ? x.w : x.b;
     exposed = overlap ? std::max(bucket, all - (l.layers - 1) * hiding) : all;
   }
-  return exposed + comm.data_parallel(kind, x.c.tp, weight_replicas(x.c), x.lora_layer_params < 0 ? l.outer_params * 2 : 0.0);
+  return exposed + replica_collective(comm, kind, x.c.tp, weight_replicas(x.c), x.shard, x.lora_layer_params < 0 ? l.outer_params * 2 : 0.0);
 }
 
 }  // namespace
@@ -224,6 +235,8 @@ Estimate Estimator::estimate(const Candidate& c) {
   x.layer_bytes = numbers_.dense_per_gpu(c.tp) * 2;
   x.expert_bytes = numbers_.experts_per_gpu(c.ep, c.etp) * 2;
   x.edp = expert_replicas(c);
+  x.shard = shard_size(c, in_.base.shard_group);
+  x.expert_shard = expert_shard_size(c, in_.base.shard_group);
   if (in_.base.lora) x.lora_layer_params = lora_layer_parameters(in_.model, *in_.base.lora, c.tp);
   // ZeRO-3: a layer waits for its weight gather when the gather outlasts the previous layer.
   const double gather = c.zero >= 3 ? layer_collective(x, comm_, sim::CommKind::kAllGather, x.layer_bytes) : 0;
@@ -232,7 +245,7 @@ Estimate Estimator::estimate(const Candidate& c) {
   const std::string& offload = offload_modes()[c.offload];
   const topologies::HostSide* host = in_.cluster.host ? &*in_.cluster.host : nullptr;
   const double fetch =
-      c.offload >= 2 && host ? (x.layer_bytes / weight_replicas(c) + x.expert_bytes / x.edp) / param_fetch_rate(*host, offload) : 0;
+      c.offload >= 2 && host ? (x.layer_bytes / x.shard + x.expert_bytes / x.expert_shard) / param_fetch_rate(*host, offload) : 0;
   double fwd = lc.layer_fwd.time, bwd = lc.layer_bwd.time;
   if (c.zero >= 3) {
     // A layer's compute shares its SMs with the collectives beside it (NCCL's channels): the next
@@ -260,11 +273,8 @@ Estimate Estimator::estimate(const Candidate& c) {
   // max(end of layer i-1, i g), so the forward ends max(g, L (g - f) + f) later than L f.
   auto gather_all = [&](const StageLoad& l) {
     if (c.zero != 1 && c.zero != 2) return 0.0;
-    const int replicas = weight_replicas(c);
-    double t = replicas > 1 ? comm_.data_parallel(sim::CommKind::kAllGather, c.tp, replicas, l.trainable * 2) : 0.0;
-    if (l.expert_params > 0 && x.edp > 1)
-      t += comm_.data_parallel(sim::CommKind::kAllGather, c.ep * c.etp, x.edp, l.expert_params * 2);
-    return t;
+    return replica_collective(comm_, sim::CommKind::kAllGather, c.tp, weight_replicas(c), x.shard, l.trainable * 2) +
+           replica_collective(comm_, sim::CommKind::kAllGather, c.ep * c.etp, x.edp, x.expert_shard, l.expert_params * 2);
   };
   double first_forward_delay = 0;
   if (in_.base.overlap_param_gather && !loads.empty() && loads[0].layers > 0) {
@@ -275,7 +285,7 @@ Estimate Estimator::estimate(const Candidate& c) {
   PassCost work;  // of a mean GPU, for power
   for (const StageLoad& l : loads) {
     const double exposed = exposed_gradient_sync(x, comm_, l, in_.base.overlap_grad_reduce);
-    const double owned = l.trainable / (c.zero >= 1 ? weight_replicas(c) : 1) + l.expert_params / (c.zero >= 1 ? x.edp : 1);
+    const double owned = l.trainable / (c.zero >= 1 ? x.shard : 1) + l.expert_params / (c.zero >= 1 ? x.expert_shard : 1);
     models::KernelCost opt = models::memory_bound(gpu, in_.calibration.kernel, 30 * owned, 12 * owned);
     // ZeRO-Offload: each layer's owned gradients go to the host as its reduction ends (one copy
     // stream, behind the backward like the reductions), the host steps once the norm is known,
