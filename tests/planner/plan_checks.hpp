@@ -8,10 +8,12 @@
 #include <optional>
 #include <vector>
 
+#include "approx.hpp"
 #include "hw/error.hpp"
 #include "workloads/planner/plan_constraints.hpp"
 #include "workloads/planner/plan_estimate.hpp"
 #include "workloads/planner/plan_space.hpp"
+#include "workloads/training/training_memory.hpp"
 #include "workloads/training/training_plan.hpp"
 #include "workloads/training/training_simulation.hpp"
 
@@ -34,6 +36,29 @@ int for_each_buildable_plan(const workloads::planner::PlannerInputs& in, F&& f) 
     ++built;
   }
   return built;
+}
+
+// The closed-form memory against training_memory on every buildable plan of the scenario's space:
+// the same peak stage, and its total, weights, gradients, optimizer states and activations within
+// `epsilon` (relative). `each(candidate, plan)` sees every plan compared (to count kinds); returns
+// how many were.
+inline int check_closed_form_memory(const workloads::planner::PlannerInputs& in, double epsilon,
+                                    const std::function<void(const workloads::planner::Candidate&,
+                                                             const workloads::TrainingPlan&)>& each = {}) {
+  workloads::planner::Estimator est(in);
+  return for_each_buildable_plan(in, [&](const workloads::planner::Candidate& c, const workloads::TrainingPlan& plan) {
+    const workloads::MemoryReport want = workloads::training_memory(plan);
+    const workloads::planner::MemoryEstimate got = est.memory(c);
+    INFO(workloads::planner::describe(c));
+    if (each) each(c, plan);
+    REQUIRE(got.peak_stage == want.peak_stage);
+    const workloads::StageMemory& w = want.peak();
+    CHECK(got.peak_bytes == testing::approx(w.total()).epsilon(epsilon));
+    CHECK(got.weights == testing::approx(w.weights).epsilon(epsilon));
+    CHECK(got.gradients == testing::approx(w.gradients).epsilon(epsilon));
+    CHECK(got.optimizer == testing::approx(w.optimizer).epsilon(epsilon));
+    CHECK(got.activations == testing::approx(w.activations).epsilon(epsilon));
+  });
 }
 
 // The engine's iteration time of a candidate on the scenario's cluster.

@@ -223,31 +223,34 @@ std::vector<std::uint32_t> TrainingPlan::expert_dp_group(int stage) const {
   return g;
 }
 
-std::vector<std::uint32_t> TrainingPlan::expert_shard_group(int stage) const {
-  std::vector<std::uint32_t> g = expert_dp_group(stage);
-  g.resize(static_cast<std::size_t>(expert_shard_size()));
+namespace {
+
+// Hybrid sharding splits a group of replicas into consecutive shard groups of `shard`: the first
+// of them, and the copies (the first member of each).
+std::vector<std::uint32_t> first_shard(std::vector<std::uint32_t> replicas, int shard) {
+  replicas.resize(static_cast<std::size_t>(shard));
+  return replicas;
+}
+
+std::vector<std::uint32_t> copies_of(const std::vector<std::uint32_t>& replicas, int shard) {
+  std::vector<std::uint32_t> g;
+  for (std::size_t i = 0; i < replicas.size(); i += static_cast<std::size_t>(shard)) g.push_back(replicas[i]);
   return g;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> TrainingPlan::expert_shard_group(int stage) const {
+  return first_shard(expert_dp_group(stage), expert_shard_size());
 }
 
 std::vector<std::uint32_t> TrainingPlan::expert_replica_group(int stage) const {
-  const std::vector<std::uint32_t> all = expert_dp_group(stage);
-  std::vector<std::uint32_t> g;
-  for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(expert_shard_size())) g.push_back(all[i]);
-  return g;
+  return copies_of(expert_dp_group(stage), expert_shard_size());
 }
 
-std::vector<std::uint32_t> TrainingPlan::shard_group(int stage) const {
-  std::vector<std::uint32_t> g = dp_group(stage);
-  g.resize(static_cast<std::size_t>(shard_size()));
-  return g;
-}
+std::vector<std::uint32_t> TrainingPlan::shard_group(int stage) const { return first_shard(dp_group(stage), shard_size()); }
 
-std::vector<std::uint32_t> TrainingPlan::replica_group(int stage) const {
-  const std::vector<std::uint32_t> all = dp_group(stage);
-  std::vector<std::uint32_t> g;
-  for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(shard_size())) g.push_back(all[i]);
-  return g;
-}
+std::vector<std::uint32_t> TrainingPlan::replica_group(int stage) const { return copies_of(dp_group(stage), shard_size()); }
 
 std::vector<std::uint32_t> TrainingPlan::cp_group(int stage) const {
   std::vector<std::uint32_t> g;
