@@ -42,7 +42,7 @@ TEST_CASE("closed-form memory equals training_memory with hybrid sharding") {
 // weight's gradients and Adam states (1.7-3.1x the memory on Llama 2 13B) and refused plans that fit.
 TEST_CASE("closed-form memory equals training_memory on every enumerated plan of a LoRA fine-tuning space") {
   const std::string lora = "lora: {rank: 16, targets: [qkv, attn_out, mlp_up, mlp_down]}, ";
-  std::string yaml = testing::small_gpt_yaml("plan_space: {offload: [none, optimizer-cpu]}\n");
+  std::string yaml = testing::small_gpt_yaml("plan_space: {offload: [none, optimizer-cpu, params-cpu]}\n");
   yaml.replace(yaml.find("training: {"), 11, "training: {" + lora);
   const PlannerInputs in = PlannerInputs::from(testing::scenario_from_yaml(yaml));
   REQUIRE(in.base.lora);

@@ -77,10 +77,11 @@ TEST_CASE("LoRA: only the adapters have gradients and optimizer states, the weig
 
 TEST_CASE("LoRA: what it is not simulated with is refused by the plan") {
   const ModelSpec m = testing::gpt(8, 2048, 16);
-  TrainingConfig c = lora_config(1, 8, 8);
-  c.offload = "params-cpu";  // ZeRO-Infinity: where would the frozen weights live?
-  c.zero = 3;
-  CHECK_THROWS_WITH_AS(TrainingPlan(m, c, 8, 8), doctest::Contains("LoRA with params-cpu"), PlanError);
+  ModelSpec moe = m;
+  moe.moe = MoeSpec{};
+  moe.moe->experts = 8;
+  moe.moe->top_k = 2;
+  CHECK_THROWS_WITH_AS(TrainingPlan(moe, lora_config(1, 8, 8), 8, 8), doctest::Contains("LoRA on mixture-of-experts layers"), PlanError);
 }
 
 // FSDP with LoRA (as QLoRA-style fine-tuning of large models runs it): the frozen 16-bit weights

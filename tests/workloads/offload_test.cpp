@@ -14,6 +14,7 @@
 #include "graph_traffic.hpp"
 #include "training_fixture.hpp"
 #include "workloads/scenario/scenario.hpp"
+#include "workloads/training/offload_costs.hpp"
 #include "workloads/training/training_simulation.hpp"
 
 using namespace exasim;
@@ -234,4 +235,29 @@ TEST_CASE("offload with LoRA: the host steps the GPU's shard of the adapters") {
   CHECK(m.optimizer == 0);
   CHECK(m.gradients == exasim::testing::approx(2 * 8 * (h + 3 * h)));  // one layer's adapter gradients
   CHECK(m.weights == exasim::testing::approx(2 * m.parameters + 2 * adapters));
+}
+
+// ZeRO-Infinity with LoRA: the frozen weights and the adapters both live on the host, sharded; each
+// gather first fetches the GPU's shard of both; only the adapters' states are stepped there, and
+// the host also holds the frozen 16-bit shards (2 B each).
+TEST_CASE("offload with LoRA and ZeRO-Infinity: frozen weights and adapters fetched, adapters stepped") {
+  const Run inf = run({"cluster.nodes=1", "model=llama2-7b", "training.lora={rank: 8, targets: [qkv]}",
+                       "training.parallelism.tp=1", "training.parallelism.pp=1", "training.parallelism.dp=8",
+                       "training.parallelism.sequence_parallel=false", "training.global_batch=64",
+                       "training.zero=3", "training.offload=params-cpu"});
+  const double h = 4096, a = 8 * (h + 3 * h);  // one layer's adapters
+  const double layer = inf.s.model.layer_parameter_count();
+  auto traffic = testing::traffic_by_label(*inf.r.graph);
+  auto totals = testing::totals_by_label(*inf.r.graph);
+  const int gathers = traffic["fsdp gather (fwd)"].count + traffic["fsdp gather (bwd)"].count;
+  REQUIRE(gathers > 0);
+  CHECK(traffic["fsdp gather (fwd)"].bytes == exasim::testing::approx(2 * (layer + a)));
+  CHECK(totals["params to GPU"].bytes == exasim::testing::approx(gathers * 2 * (layer + a) / 8));
+  CHECK(totals["host optimizer step"].flops == exasim::testing::approx(12 * 32 * a / 8));
+  const StageMemory& m = inf.r.memory.peak();
+  CHECK(m.weights == exasim::testing::approx(2 * 2 * (layer + a)));
+  CHECK(m.gradients == exasim::testing::approx(2 * a));
+  CHECK(m.optimizer == 0);
+  CHECK(offload_host_bytes("params-cpu", 100, 1000) == exasim::testing::approx(18 * 100 + 2 * 1000));
+  CHECK(offload_host_bytes("nvme", 100, 1000) == exasim::testing::approx(4 * 100));
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "models/memory/model_state_memory.hpp"
+#include "workloads/planner/plan_space.hpp"
+#include "workloads/training/offload_costs.hpp"
 #include "workloads/training/pipeline_schedule.hpp"
 #include "workloads/training/training_memory.hpp"
 
@@ -95,7 +97,7 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
   const double head_act = double(base.seq_len) / c.cp * c.micro_batch * m.vocab / c.tp * (2 + 4);  // logits + fp32 loss buffers
   MemoryEstimate best;
   best.peak_bytes = -1;
-  double owned_max = 0;
+  double owned_max = 0, host_max = 0;
   for (int s = 0; s < c.pp; ++s) {
     const StageWeights sw = stage_weights(m, c, s, base.shard_group);
     const int shard = shard_size(c, base.shard_group), expert_shard = expert_shard_size(c, base.shard_group);
@@ -103,6 +105,7 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
     double params = sw.dense;
     if (s == 0) params += m.embed_params / c.tp;
     if (s == c.pp - 1) params += m.head_params / c.tp + (c.pp > 1 ? m.tied_copy_params / c.tp : 0);
+    const double frozen = base.lora ? params + sw.experts : 0;  // LoRA: all but the adapters
     auto states = models::model_state_bytes(params, c.zero, shard);
     if (m.moe) {
       const auto experts = models::model_state_bytes(sw.experts, c.zero, expert_shard);
@@ -121,9 +124,12 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
                                      : sw.widest_layer;
       states.optimizer = 0;
       states.gradients = 2 * layer;
-      if (c.offload >= 2) states.weights = 2 * 2 * layer;  // ZeRO-Infinity: the layer computed and the one prefetched
+      // ZeRO-Infinity: the layer computed and the one prefetched (with LoRA, the adapters beside the frozen weights)
+      if (c.offload >= 2) states.weights = 2 * 2 * (sw.widest_layer + (base.lora ? layer : 0));
     }
-    owned_max = std::max(owned_max, c.zero >= 1 ? params / shard + sw.experts / expert_shard : params + sw.experts);
+    const double owned = c.zero >= 1 ? params / shard + sw.experts / expert_shard : params + sw.experts;
+    owned_max = std::max(owned_max, owned);
+    if (c.offload > 0) host_max = std::max(host_max, offload_host_bytes(offload_modes()[c.offload], owned, frozen / (c.zero >= 1 ? shard : 1)));
     const int recomputed = c.recompute_layers > 0 ? std::min(c.recompute_layers, widest) : widest;
     const double chunk = act_layer * recomputed + act_kept * (widest - recomputed);
     double act = chunk * in_flight_passes(schedule, s, c.pp, micro_batches, c.vpp);
@@ -143,6 +149,7 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
     }
   }
   best.owned_params = owned_max;
+  best.host_bytes = host_max;
   return best;
 }
 

@@ -16,6 +16,7 @@ struct MemoryEstimate {
   int peak_stage = 0;
   double weights = 0, gradients = 0, optimizer = 0, activations = 0;  // of the peak stage
   double owned_params = 0;  // the most parameters a GPU of any stage owns (its optimizer share)
+  double host_bytes = 0;    // with offload: the most host memory a GPU's offloaded states take (offload_host_bytes)
 };
 
 // What the estimate needs of the model, computed once. A stage's weights are counted layer by

@@ -92,8 +92,7 @@ CheckResult check_candidate(Estimator& estimator, LoweringProbe& probe, const Ca
   // ZeRO-Offload/Infinity: the node's GPUs keep their optimizer states in its host memory.
   const auto& host = in.cluster.host;
   if (c.offload > 0 && host && host->memory_bytes > 0) {
-    const std::string& mode = offload_modes()[c.offload];
-    const double needed = offload_host_bytes_per_param(mode) * r.memory.owned_params * gpn;
+    const double needed = r.memory.host_bytes * gpn;
     if (needed > host->memory_bytes) {
       r.key = "training.offload";
       r.reason = "offload does not fit in host memory: needs " + units::format(needed, units::Dimension::kBytes, 3) + " of " +

@@ -34,4 +34,8 @@ double offload_host_bytes_per_param(const std::string& offload) {
   return offload == "params-cpu" ? 18 : offload == "nvme" ? 4 : 16;
 }
 
+double offload_host_bytes(const std::string& offload, double owned, double frozen_owned) {
+  return offload_host_bytes_per_param(offload) * owned + (offload == "params-cpu" ? 2 * frozen_owned : 0);
+}
+
 }  // namespace exasim::workloads

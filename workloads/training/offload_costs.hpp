@@ -24,5 +24,8 @@ double host_optimizer_time(const topologies::HostSide& host, const std::string& 
 // Host memory per owned parameter: fp32 master weight, moments and gradient (16 B); ZeRO-Infinity
 // on the CPU also the 16-bit parameters (18 B); on NVMe only the fp32 gradients stay (4 B).
 double offload_host_bytes_per_param(const std::string& offload);
+// Host memory of one GPU's offloaded states: `owned` trainable parameters at the rate above, and
+// with LoRA under ZeRO-Infinity on the CPU the GPU's shard of the frozen 16-bit weights (2 B each).
+double offload_host_bytes(const std::string& offload, double owned, double frozen_owned);
 
 }  // namespace exasim::workloads

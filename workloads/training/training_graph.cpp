@@ -332,7 +332,8 @@ void Lowering::emit_layer(const std::vector<Segment>& segs, int stage, int layer
     t.stream = out_.stages[stage].param_fetch;
     // What it computes with and does not hold: its shard of what is sharded, the whole of what is
     // not (routed experts with a single replica).
-    const SharedParameters held = layer_parameters(plan_, layer);
+    SharedParameters held = layer_parameters(plan_, layer);
+    if (plan_.config().lora) held.dense += layer_trainable_parameters(plan_, layer).dense;  // the adapters beside them
     t.bytes = 2 * (held.dense / plan_.shard_size() + held.expert / plan_.expert_shard_size());
     t.duration = t.bytes / param_fetch_rate();
     t.category = kOffloadTask;

@@ -185,15 +185,19 @@ MemoryReport training_memory(const TrainingPlan& plan) {
       // ZeRO-Offload (Ren et al., ATC'21): fp32 master weights, Adam moments and fp32 gradients
       // live in host memory; the GPU keeps its 16-bit weights and one layer's gradient bucket on
       // its way to the host (the widest of the stage's layers, this GPU's part of it).
-      double layer = 0;
+      double layer = 0, weights = 0;  // the widest layer's trainable parameters, and all it computes with
       for (int k = 0; k < plan.chunks(); ++k)
-        for (int l = 0; l < plan.layers_in(s, k); ++l)
-          layer = std::max(layer, layer_trainable_parameters(plan, plan.first_layer(s, k) + l).total());
+        for (int l = 0; l < plan.layers_in(s, k); ++l) {
+          const double trains = layer_trainable_parameters(plan, plan.first_layer(s, k) + l).total();
+          layer = std::max(layer, trains);
+          weights = std::max(weights, layer_parameters(plan, plan.first_layer(s, k) + l).total() + (c.lora ? trains : 0));
+        }
       mem.optimizer = 0;
       mem.gradients = 2 * layer;
-      // ZeRO-Infinity (Rajbhandari et al., SC'21): the 16-bit weights live there too; the GPU holds
-      // the layer being computed and the one being prefetched, gathered.
-      if (c.offload == "params-cpu" || c.offload == "nvme") mem.weights = 2 * 2 * layer;
+      // ZeRO-Infinity (Rajbhandari et al., SC'21): the 16-bit weights live there too (with LoRA the
+      // frozen ones and the adapters); the GPU holds the layer being computed and the one being
+      // prefetched, gathered.
+      if (c.offload == "params-cpu" || c.offload == "nvme") mem.weights = 2 * 2 * weights;
     }
     if (c.zero >= 3) {
       double widest = 0, widest_grads = 0;  // the widest sharded layer of the stage, per GPU

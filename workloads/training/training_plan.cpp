@@ -113,9 +113,6 @@ void check_parallelism(const ModelSpec& m, const TrainingConfig& c, int cluster_
 
 void check_lora(const TrainingConfig& c) {
   if (!c.lora) return;
-  if (c.offload == "params-cpu" || c.offload == "nvme")
-    reject("training.lora", "LoRA with " + c.offload + " (ZeRO-Infinity's parameter offload) is not simulated yet",
-           "use offload: optimizer-cpu (the adapters' states on the host) or none");
 }
 
 void check_batch(const TrainingConfig& c) {

@@ -152,19 +152,24 @@ MemoryReport check_training_memory(const TrainingPlan& plan, const topologies::C
   // parameters (2 B more).
   const std::string& offload = plan.config().offload;
   if (offload != "none" && cluster.host && cluster.host->memory_bytes > 0) {
-    double owned = 0;  // the optimizer states this GPU owns: its shard of the dense and of the expert weights
+    double per_gpu = 0;  // host bytes of the GPU that offloads the most
+    const bool sharded = plan.config().zero >= 1;
     for (int s = 0; s < plan.par().pp; ++s) {
-      const SharedParameters stage_params = stage_trainable_parameters(plan, s);  // LoRA: the adapters
-      owned = std::max(owned, plan.config().zero >= 1 ? stage_params.dense / plan.shard_size() + stage_params.expert / plan.expert_shard_size()
-                                                      : stage_params.total());
+      // The optimizer states this GPU owns (its shard of the dense and of the expert weights;
+      // LoRA: of the adapters) and, with LoRA, its shard of the frozen weights.
+      const SharedParameters trains = stage_trainable_parameters(plan, s);
+      const double owned = sharded ? trains.dense / plan.shard_size() + trains.expert / plan.expert_shard_size() : trains.total();
+      const double frozen = plan.config().lora ? stage_parameters(plan, s).total() / (sharded ? plan.shard_size() : 1) : 0;
+      per_gpu = std::max(per_gpu, offload_host_bytes(offload, owned, frozen));
     }
     // On NVMe only the fp32 gradients (4 B) stay in host memory.
     const double per_param = offload_host_bytes_per_param(offload);
-    const double host = per_param * owned * cluster.gpus_per_node;
+    const double host = per_gpu * cluster.gpus_per_node;
     if (host > cluster.host->memory_bytes) {
       throw PlanError("offload does not fit in host memory: needs " + gib(host) + " of " +
                           gib(cluster.host->memory_bytes) + " per node (" + std::to_string(int(per_param)) +
-                          " B per owned parameter x " + std::to_string(cluster.gpus_per_node) + " GPUs)",
+                          " B per owned parameter" + (plan.config().lora && offload == "params-cpu" ? " and 2 B per frozen one" : "") +
+                          " x " + std::to_string(cluster.gpus_per_node) + " GPUs)",
                       {"", 0, "training.offload"}, "use more data parallelism (zero: 1 or 2 shards the states) or offload: none");
     }
   }
