@@ -50,15 +50,18 @@ StageWeights stage_weights(const ModelNumbers& m, const Candidate& c, int stage,
       w.widest_chunk = std::max(w.widest_chunk, n);
       w.dense += m.range_dense(first, n, c.tp);
       w.experts += m.range_experts(first, n, c.ep, c.etp);
-      // Dense layers and routed ones (their dense part and their experts), where sharded.
+      // Its dense layers and routed ones (their dense part and their experts): whole, and where sharded.
       const bool dense_sharded = shard_size(c, shard_group) > 1, experts_sharded = expert_shard_size(c, shard_group) > 1;
-      if (n > 0 && first < m.dense_leading) w.widest_layer = std::max(w.widest_layer, m.dense_layer / c.tp);
-      if (n > 0 && first + n > m.dense_leading)
-        w.widest_layer = std::max(w.widest_layer, m.routed_base / c.tp + m.routed_whole + m.routed_experts / (c.ep * c.etp));
-      if (n > 0 && first < m.dense_leading && dense_sharded) w.widest_sharded_layer = std::max(w.widest_sharded_layer, m.dense_layer / c.tp);
-      if (n > 0 && first + n > m.dense_leading)
-        w.widest_sharded_layer = std::max(w.widest_sharded_layer, (dense_sharded ? m.routed_base / c.tp + m.routed_whole : 0) +
-                                                                      (experts_sharded ? m.routed_experts / (c.ep * c.etp) : 0));
+      const double dense_layer = m.dense_layer / c.tp, routed_dense = m.routed_base / c.tp + m.routed_whole,
+                   routed_experts = m.routed_experts / (c.ep * c.etp);
+      if (n > 0 && first < m.dense_leading) {
+        w.widest_layer = std::max(w.widest_layer, dense_layer);
+        if (dense_sharded) w.widest_sharded_layer = std::max(w.widest_sharded_layer, dense_layer);
+      }
+      if (n > 0 && first + n > m.dense_leading) {
+        w.widest_layer = std::max(w.widest_layer, routed_dense + routed_experts);
+        w.widest_sharded_layer = std::max(w.widest_sharded_layer, (dense_sharded ? routed_dense : 0) + (experts_sharded ? routed_experts : 0));
+      }
     }
     first += n;
   }
@@ -97,7 +100,9 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
   const double head_act = double(base.seq_len) / c.cp * c.micro_batch * m.vocab / c.tp * (2 + 4);  // logits + fp32 loss buffers
   MemoryEstimate best;
   best.peak_bytes = -1;
-  double owned_max = 0, host_max = 0;
+  double host_max = 0;
+  // LoRA: one layer's adapters on one GPU (all that trains, and gathered beside the frozen weights).
+  const double adapters = base.lora ? lora_layer_parameters(m.model, *base.lora, c.tp) : 0;
   for (int s = 0; s < c.pp; ++s) {
     const StageWeights sw = stage_weights(m, c, s, base.shard_group);
     const int shard = shard_size(c, base.shard_group), expert_shard = expert_shard_size(c, base.shard_group);
@@ -112,23 +117,21 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
       states.weights += experts.weights, states.gradients += experts.gradients, states.optimizer += experts.optimizer;
     }
     if (base.lora) {  // training_memory(): frozen 16-bit weights, and the adapters' full states
-      const double adapters_params = sw.layers * lora_layer_parameters(m.model, *base.lora, c.tp);
-      const auto adapters = models::model_state_bytes(adapters_params, c.zero, shard);
-      states.weights += adapters.weights;
-      states.gradients = adapters.gradients;
-      states.optimizer = adapters.optimizer;
+      const double adapters_params = sw.layers * adapters;
+      const auto adapter_states = models::model_state_bytes(adapters_params, c.zero, shard);
+      states.weights += adapter_states.weights;
+      states.gradients = adapter_states.gradients;
+      states.optimizer = adapter_states.optimizer;
       params = adapters_params;  // what the optimizer owns
     }
     if (c.offload > 0) {  // training_memory(): the states live on the host, one layer's gradients pass through
-      const double layer = base.lora ? lora_layer_parameters(m.model, *base.lora, c.tp)  // LoRA: the adapters' gradients
-                                     : sw.widest_layer;
+      const double layer = base.lora ? adapters : sw.widest_layer;  // LoRA: the adapters' gradients
       states.optimizer = 0;
       states.gradients = 2 * layer;
       // ZeRO-Infinity: the layer computed and the one prefetched (with LoRA, the adapters beside the frozen weights)
       if (c.offload >= 2) states.weights = 2 * 2 * (sw.widest_layer + (base.lora ? layer : 0));
     }
     const double owned = c.zero >= 1 ? params / shard + sw.experts / expert_shard : params + sw.experts;
-    owned_max = std::max(owned_max, owned);
     if (c.offload > 0) host_max = std::max(host_max, offload_host_bytes(offload_modes()[c.offload], owned, frozen / (c.zero >= 1 ? shard : 1)));
     const int recomputed = c.recompute_layers > 0 ? std::min(c.recompute_layers, widest) : widest;
     const double chunk = act_layer * recomputed + act_kept * (widest - recomputed);
@@ -138,7 +141,6 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
     par.tp = c.tp, par.pp = c.pp, par.dp = c.dp, par.cp = c.cp, par.ep = c.ep, par.etp = c.etp;
     const double buffers = communication_buffer_bytes(par, shard_copies(c, base.shard_group), m.moe);
     // With LoRA FSDP gathers the adapters beside the frozen weights; only the adapters have gradients.
-    const double adapters = base.lora ? lora_layer_parameters(m.model, *base.lora, c.tp) : 0;
     const double widest_sharded = sw.widest_sharded_layer + (sw.widest_sharded_layer > 0 ? adapters : 0);
     const double gathered =
         c.zero >= 3 ? sharded_layer_bytes(widest_sharded, base.lora ? adapters : widest_sharded, c.offload >= 2, c.offload > 0) : 0;
@@ -148,7 +150,6 @@ MemoryEstimate estimate_memory(const ModelNumbers& m, const TrainingConfig& base
       best = {total, s, states.weights, states.gradients, states.optimizer, act};
     }
   }
-  best.owned_params = owned_max;
   best.host_bytes = host_max;
   return best;
 }

@@ -15,7 +15,6 @@ struct MemoryEstimate {
   double peak_bytes = 0;  // the stage with the most
   int peak_stage = 0;
   double weights = 0, gradients = 0, optimizer = 0, activations = 0;  // of the peak stage
-  double owned_params = 0;  // the most parameters a GPU of any stage owns (its optimizer share)
   double host_bytes = 0;    // with offload: the most host memory a GPU's offloaded states take (offload_host_bytes)
 };
 
