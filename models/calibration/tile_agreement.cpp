@@ -6,6 +6,19 @@
 
 namespace exasim::models {
 
+SamplePredictor closest_tile_predictor(const hw::GpuSpec& gpu) {
+  const SamplePredictor model = tile_model_predictor(gpu);
+  return [&gpu, model](const KernelParams& p, const KernelSample& s) {
+    if (s.kind != SampleKind::kGemm || !(s.time_s > 0)) return model(p, s);
+    double best = model(p, s), best_gap = std::abs(std::log(best / s.time_s));
+    for (const GemmPlan& g : gemm_candidate_plans(gpu, p, s.dtype, s.m, s.n, s.k, s.batch)) {
+      const double gap = std::abs(std::log(g.cost.time_s / s.time_s));
+      if (gap < best_gap) best = g.cost.time_s, best_gap = gap;
+    }
+    return best;
+  };
+}
+
 TileAgreement tile_agreement(const hw::GpuSpec& gpu, const KernelParams& p, const std::vector<KernelSample>& samples) {
   TileAgreement a;
   for (const KernelSample& s : samples) {

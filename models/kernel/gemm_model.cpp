@@ -259,6 +259,24 @@ GemmPlan gemm_plan(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, d
   return make_plan(q, setup(q, *best_tile, occupancy(gpu, *best_tile)), best_split, best);
 }
 
+std::vector<GemmPlan> gemm_candidate_plans(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m,
+                                           double n, double k, double batch) {
+  const Problem q = make_problem(gpu, p, dtype, m, n, k, batch);
+  std::vector<GemmPlan> plans;
+  auto add_tile = [&](const GemmTile& t) {
+    const double occ = occupancy(gpu, t);
+    if (occ < 1) return;
+    const TileSetup s = setup(q, t, occ);
+    const double output_tiles = s.tm * s.tn * q.batch;
+    const int fill_slots = static_cast<int>(std::min(std::ceil(s.slots / output_tiles), kMaxSplit));
+    for (int split = 1; split <= std::max(1, fill_slots); ++split) plans.push_back(make_plan(q, s, split, with_split(q, s, split)));
+  };
+  for (const GemmTile& t : kTiles) add_tile(t);
+  if (q.smem_unbound)
+    for (const GemmTile& t : kBlackwellPairTiles) add_tile(t);
+  return plans;
+}
+
 KernelCost gemm_time(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
                      double batch) {
   if (gpu.host_cpu) {  // a CPU device: the CPU GEMM model (models/cpu/cpu_kernels.hpp)

@@ -26,6 +26,7 @@
 // smem term does not apply; CTA-pair tiles (256 x 128, 256 x 256 over two SMs) join the
 // candidates; fp4 operands (NVFP4) carry one 1-byte scale per 16 values in the L2/HBM terms.
 #include <span>
+#include <vector>
 
 #include "hw/dtype.hpp"
 #include "hw/gpu_spec.hpp"
@@ -63,6 +64,12 @@ struct GemmPlan {
 // The best plan over the candidate tiles and split-K factors.
 GemmPlan gemm_plan(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
                    double batch = 1);
+// Every plan the search could weigh: each candidate tile that fits on an SM (the Blackwell
+// CTA-pair tiles too), with split-K 1 up to the factor that fills every CTA slot, and without
+// the heuristic's rule on short tiles. For reports of how much the tile choice decides (the
+// plan closest to a measured time bounds what a better tile heuristic could gain).
+std::vector<GemmPlan> gemm_candidate_plans(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m,
+                                           double n, double k, double batch = 1);
 // One tile and split-K factor, for tests and reports. cost.time_s is infinite when the tile
 // does not fit on an SM.
 GemmPlan gemm_plan_with(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
