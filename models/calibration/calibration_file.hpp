@@ -40,10 +40,12 @@ namespace exasim::models {
 // the 25.11 dropless path (B200 25.09: +90%; H100 25.11: -48%).
 //
 // sharded_collective_efficiency: the fraction of the network model's collective rate that the
-// framework's ZeRO-3/FSDP weight gathers and gradient reduce-scatters reach (1: NCCL rings over
-// every rail of a node, as the network model predicts). An implementation property, not a
-// hardware one: DeepSpeed's 2021 ZeRO-3 on Selene ran its gathers at a per-GPU rate about a
-// tenth of that (configs/calibration/deepspeed-zero3-2021-selene.yaml, fitted on one run).
+// framework's ZeRO collectives reach, those over a shard group (ZeRO-1/2's gradient
+// reduce-scatter and weight all-gather, ZeRO-3/FSDP's gathers and reduce-scatters, dense and
+// expert; not DDP's all-reduce) (1: NCCL rings over every rail of a node, as the network model
+// predicts). An implementation property, not a hardware one: DeepSpeed's 2021 ZeRO-3 on Selene
+// ran its gathers at a per-GPU rate about a tenth of that (configs/calibration/
+// deepspeed-zero3-2021-selene.yaml, fitted on one run; checked on five SC'21 runs and MT-NLG's three).
 struct HostOverheads {
   double micro_batch_s = 0;
   double iteration_s = 0;

@@ -21,9 +21,11 @@ sim::TaskId Lowering::dp_collective(int stage, sim::StreamId stream, sim::CommKi
   t.label = label;
   t.kind = sim::TaskKind::kCollective;
   t.stream = stream;
-  // A framework that reaches only part of the network's rate on its ZeRO-3 collectives takes
-  // proportionally longer over them (calibration training.sharded_collective_efficiency).
-  const bool sharded = group == Over::kShard && plan_.config().zero >= 3;
+  // A framework that reaches only part of the network's rate on its ZeRO collectives (those
+  // over a shard group: ZeRO-1/2's gradient reduce-scatter and weight all-gather, ZeRO-3's
+  // gathers, dense and expert) takes proportionally longer over them (calibration
+  // training.sharded_collective_efficiency). DDP's all-reduce is not one of them.
+  const bool sharded = (group == Over::kShard || group == Over::kExpertShard) && plan_.config().zero >= 1;
   const double wire_bytes = sharded ? bytes / k_.overheads.sharded_collective_efficiency : bytes;
   t.comm_op = comm(kind, wire_bytes,
                    group == Over::kExperts          ? plan_.expert_dp_group(stage)
