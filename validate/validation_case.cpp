@@ -73,6 +73,7 @@ CaseResult run_serving_case(const ValidationCase& c, const workloads::Scenario& 
   m.check_keys({"output_tokens_per_s", "requests_per_s"});
   CaseResult r;
   r.id = c.id;
+  r.kind = "serving";
   r.metric = m.has("requests_per_s") ? "requests_per_s" : "output_tokens_per_s";
   r.measured_value = m.required(r.metric).as_number();
   const sv::ServingConfig& cfg = *s.serving_config;
@@ -134,6 +135,7 @@ CaseResult run_case(const ValidationCase& c, const hw::Catalog& catalog) {
   if (!s.training) c.scenario.fail("validation cases simulate training or serving scenarios");
   CaseResult r;
   r.id = c.id;
+  r.kind = "training";
   try {
     const workloads::TrainingPlan plan(s.model, *s.training, s.cluster.gpu_count(), s.cluster.gpus_per_node);
     const auto result = workloads::simulate_training(

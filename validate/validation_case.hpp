@@ -25,6 +25,7 @@ struct ValidationCase {
 
 struct CaseResult {
   std::string id;
+  std::string kind;                // "training" or "serving"
   std::string metric;              // what the source measured
   double measured_value = 0;       // in the source's metric
   double predicted_value = 0;

@@ -10,6 +10,7 @@
 #include "apps/cli/commands.hpp"
 #include "apps/cli/table.hpp"
 #include "hw/error.hpp"
+#include "validate/error_summary.hpp"
 #include "validate/repeated_runs.hpp"
 #include "validate/validation_case.hpp"
 
@@ -72,6 +73,36 @@ void print_choices(const std::vector<validate::ValidationCase>& cases) {
   }
 }
 
+// Per case file (when there are several) and per kind of case (when both are present), the mean
+// and worst absolute error: the bounds the issues state are over such groups.
+void print_summary(const validate::ValidationSummary& s) {
+  if (s.by_file.size() > 1) {
+    Table t({"case file", "cases", "mean abs. error", "worst"});
+    for (std::size_t c = 1; c < 4; ++c) t.set_align_right(c);
+    for (const auto& f : s.by_file)
+      t.add_row({f.label, std::to_string(f.cases), fmt_percent(f.mean_abs, 1), fmt_percent(f.worst_abs, 1)});
+    std::cout << "\n";
+    t.print(std::cout);
+  }
+  if (s.by_kind.size() > 1) {
+    std::cout << "\n";
+    for (const auto& k : s.by_kind)
+      std::cout << k.label << ": " << k.cases << " cases, mean absolute error " << fmt_percent(k.mean_abs, 1)
+                << ", worst " << fmt_percent(k.worst_abs, 1) << "\n";
+  }
+}
+
+nlohmann::json summary_json(const std::vector<validate::ErrorSummary>& list) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& s : list) {
+    nlohmann::json j = {{"label", s.label}, {"cases", s.cases}, {"mean_absolute_error", s.mean_abs},
+                        {"max_absolute_error", s.worst_abs}};
+    if (!s.source.empty()) j["source"] = s.source;
+    out.push_back(j);
+  }
+  return out;
+}
+
 // Serving cases have no iteration time: their cells stay empty.
 std::string iteration(double seconds) { return seconds > 0 ? fmt_fixed(seconds, 3) : "-"; }
 
@@ -99,6 +130,8 @@ int validate_cases(const Context& ctx, const ValidateOptions& o) {
   t.print(std::cout);
   std::cout << "\n" << cases.size() << " cases: mean absolute error " << fmt_percent(mape, 1) << ", worst "
             << fmt_percent(worst, 1) << "\n";
+  const validate::ValidationSummary summary = validate::summarize(cases, results);
+  print_summary(summary);
   const auto repeated = validate::repeated_runs(cases, results);
   nlohmann::json repeated_json = nlohmann::json::array();
   if (!repeated.empty()) {
@@ -124,7 +157,8 @@ int validate_cases(const Context& ctx, const ValidateOptions& o) {
     std::ofstream out(o.json_path);
     if (!out) throw IoError("cannot write --json file", {o.json_path, 0, ""}, "check the folder");
     out << nlohmann::json{{"cases", rows}, {"mean_absolute_error", mape}, {"max_absolute_error", worst},
-                          {"repeated_runs", repeated_json}}.dump(2)
+                          {"repeated_runs", repeated_json}, {"by_file", summary_json(summary.by_file)},
+                          {"by_kind", summary_json(summary.by_kind)}}.dump(2)
         << "\n";
   }
   const bool too_far = (o.max_mape > 0 && mape * 100 > o.max_mape) || (o.max_error > 0 && worst * 100 > o.max_error);

@@ -5,10 +5,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 // Before cli_runner.hpp: <sys/wait.h> defines si_value, a parameter name in hw/units.hpp.
+#include "validate/error_summary.hpp"
 #include "validate/repeated_runs.hpp"
 #include "validate/validation_case.hpp"
 #include "cli_runner.hpp"
@@ -184,4 +186,59 @@ cases:
   CHECK(contains(r.output, "floor 33.3%:  run-a (1.000 s)  run-b (2.000 s)"));
   CHECK(contains(r.output, "worst error no model can avoid: 33.3%"));
   fs::remove(file);
+}
+
+TEST_CASE("validate: errors summed up per case file and per kind, by hand") {
+  using exasim::validate::CaseResult;
+  using exasim::validate::ValidationCase;
+  std::vector<ValidationCase> cases(4);
+  std::vector<CaseResult> results(4);
+  const char* files[] = {"/x/a.yaml", "/x/a.yaml", "/y/b.yaml", "/x/a.yaml"};
+  const char* kinds[] = {"training", "training", "serving", "training"};
+  const double errors[] = {0.10, -0.30, 0.05, 0.02};
+  for (int i = 0; i < 4; ++i) {
+    cases[i].file = files[i];
+    cases[i].source = std::string("source of ") + files[i];
+    results[i].kind = kinds[i];
+    results[i].error = errors[i];
+  }
+  const auto s = exasim::validate::summarize(cases, results);
+  REQUIRE(s.by_file.size() == 2);
+  CHECK(s.by_file[0].label == "a.yaml");
+  CHECK(s.by_file[0].source == "source of /x/a.yaml");
+  CHECK(s.by_file[0].cases == 3);
+  CHECK(std::abs(s.by_file[0].mean_abs - 0.42 / 3) < 1e-12);
+  CHECK(s.by_file[0].worst_abs == 0.30);
+  CHECK(s.by_file[1].label == "b.yaml");
+  CHECK(s.by_file[1].mean_abs == 0.05);
+  REQUIRE(s.by_kind.size() == 2);
+  CHECK(s.by_kind[0].label == "training");
+  CHECK(s.by_kind[0].cases == 3);
+  CHECK(s.by_kind[1].label == "serving");
+  CHECK(s.all.cases == 4);
+  CHECK(std::abs(s.all.mean_abs - 0.47 / 4) < 1e-12);
+  CHECK(s.all.worst_abs == 0.30);
+  results.pop_back();
+  CHECK_THROWS(exasim::validate::summarize(cases, results));
+}
+
+// The training issue's bound is over its training runs alone: `exasim validate` prints that mean
+// apart from the serving runs', and each case file's, in the table and in the JSON.
+TEST_CASE("validate: the summary names each case file and each kind, in the table and the JSON") {
+  namespace fs = std::filesystem;
+  const std::string dir = std::string(EXASIM_SOURCE_DIR) + "/validate/cases/";
+  const fs::path json = fs::temp_directory_path() / "exasim_validate_summary.json";
+  const CliResult r = run_cli("validate '" + dir + "korthikanti22.yaml' '" + dir + "llama1-65b.yaml' '" + dir +
+                              "serving-trtllm-llama3.1-8b.yaml' --json '" + json.string() + "'");
+  INFO("output: ", r.output);
+  CHECK(r.status == 0);
+  CHECK(contains(r.output, "case file"));
+  CHECK(contains(r.output, "korthikanti22.yaml"));
+  CHECK(contains(r.output, "training: 7 cases, mean absolute error"));
+  CHECK(contains(r.output, "serving: 20 cases, mean absolute error"));
+  std::ifstream in(json);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(contains(text, "\"by_file\""));
+  CHECK(contains(text, "\"by_kind\""));
+  CHECK(contains(text, "\"label\": \"serving\""));
 }
