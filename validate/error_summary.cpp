@@ -38,10 +38,19 @@ ValidationSummary summarize(const std::vector<ValidationCase>& cases, const std:
         entry(out.by_kind, kind);
         break;
       }
+  std::vector<std::string> paths;  // by_file[j] sums the cases of paths[j]
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    ErrorSummary& f = entry(out.by_file, std::filesystem::path(cases[i].file).filename().string());
-    f.source = cases[i].source;
-    add(f, results[i].error);
+    auto at = std::find(paths.begin(), paths.end(), cases[i].file);
+    if (at == paths.end()) {
+      at = paths.insert(paths.end(), cases[i].file);
+      // Named by its file name; by its path when another case file has the same name.
+      const std::string name = std::filesystem::path(cases[i].file).filename().string();
+      const bool clash = std::any_of(cases.begin(), cases.end(), [&](const ValidationCase& o) {
+        return o.file != cases[i].file && std::filesystem::path(o.file).filename().string() == name;
+      });
+      out.by_file.push_back({clash ? cases[i].file : name, cases[i].source, 0, 0, 0});
+    }
+    add(out.by_file[static_cast<std::size_t>(at - paths.begin())], results[i].error);
     if (!results[i].kind.empty()) add(entry(out.by_kind, results[i].kind), results[i].error);
     add(out.all, results[i].error);
   }

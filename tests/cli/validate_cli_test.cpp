@@ -193,7 +193,7 @@ TEST_CASE("validate: errors summed up per case file and per kind, by hand") {
   using exasim::validate::ValidationCase;
   std::vector<ValidationCase> cases(4);
   std::vector<CaseResult> results(4);
-  const char* files[] = {"/x/a.yaml", "/x/a.yaml", "/y/b.yaml", "/x/a.yaml"};
+  const char* files[] = {"/x/a.yaml", "/x/a.yaml", "/y/b.yaml", "/x/a.yaml"};  // then /z/a.yaml below
   const char* kinds[] = {"training", "training", "serving", "training"};
   const double errors[] = {0.10, -0.30, 0.05, 0.02};
   for (int i = 0; i < 4; ++i) {
@@ -218,6 +218,14 @@ TEST_CASE("validate: errors summed up per case file and per kind, by hand") {
   CHECK(s.all.cases == 4);
   CHECK(std::abs(s.all.mean_abs - 0.47 / 4) < 1e-12);
   CHECK(s.all.worst_abs == 0.30);
+  // Two case files of one name are kept apart, each named by its path.
+  cases[3].file = "/z/a.yaml";
+  const auto apart = exasim::validate::summarize(cases, results);
+  REQUIRE(apart.by_file.size() == 3);
+  CHECK(apart.by_file[0].label == "/x/a.yaml");
+  CHECK(apart.by_file[0].cases == 2);
+  CHECK(apart.by_file[2].label == "/z/a.yaml");
+  CHECK(apart.by_file[2].cases == 1);
   results.pop_back();
   CHECK_THROWS(exasim::validate::summarize(cases, results));
 }
