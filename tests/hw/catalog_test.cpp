@@ -125,7 +125,9 @@ TEST_CASE("catalog: every name in DESIGN.md exists") {
   const std::pair<CatalogKind, std::vector<std::string>> expected[] = {
       {CatalogKind::kGpu,
        {"A100-SXM4-40GB", "A100-SXM4-80GB", "A40", "H100-SXM5-80GB", "H100-PCIe-80GB", "H200-SXM-141GB", "B200", "GB200",
-        "MI250X", "MI300X"}},
+        "MI250X", "MI300X",
+        // Not in DESIGN.md's list (added after it): Blackwell Ultra.
+        "B300", "GB300"}},
       {CatalogKind::kNic, {"ib-hdr-200", "ib-ndr-400", "ib-xdr-800", "roce-400", "slingshot-11"}},
       {CatalogKind::kFabric,
        {"nvswitch-a100", "nvswitch-h100", "nvswitch-b200", "nvl72-gb200", "xgmi-mi300x", "pcie-gen4", "pcie-gen5"}},
@@ -184,6 +186,63 @@ TEST_CASE("catalog: spot checks against published figures") {
   CHECK_FALSE(v100.supports(DType::kBf16));  // Volta's tensor cores take fp16 only
   CHECK(v100.sm_count == 80);
   CHECK(cat.fabric(ref("nvswitch-v100")).max_gpus == 16);  // DGX-2
+}
+
+// Blackwell Ultra, against the published figures (shared/validation/gpu_specs.yaml: NVIDIA's
+// "Inside NVIDIA Blackwell Ultra" blog, verda.com's per-GPU table without sparsity), not against the
+// catalog read back another way.
+TEST_CASE("catalog: B300 and GB300 carry Blackwell Ultra's published figures") {
+  using exasim::testing::approx;
+  const Catalog cat = real_catalog();
+  const auto b300 = cat.gpu(ref("B300"));
+  CHECK(b300.architecture == "blackwell");
+  CHECK(b300.peak(DType::kBf16) == approx(2250e12));  // dense; the same 16-bit rate as B200
+  CHECK(b300.peak(DType::kFp8) == approx(4500e12));
+  CHECK(b300.peak(DType::kFp4) == approx(14000e12));  // verda table (glennklockwood's HGX figure: 13125)
+  CHECK(b300.peak(DType::kInt8) == approx(150e12));   // Blackwell Ultra cut INT8: far below the fp8 rate
+  CHECK(b300.peak(DType::kInt8) < b300.peak(DType::kFp8) / 10);
+  check_marketed_gb(b300.hbm_capacity_bytes, 288);
+  CHECK(b300.hbm_bandwidth == approx(8.0e12));
+  CHECK(b300.tdp_w == approx(1100));                  // verda table (glennklockwood: up to 1400 W on HGX)
+  CHECK(b300.scaleup_bandwidth == approx(900e9));     // NVLink 5: 1.8 TB/s bidirectional
+
+  const auto gb300 = cat.gpu(ref("GB300"));
+  CHECK(gb300.peak(DType::kBf16) == approx(2500e12));
+  CHECK(gb300.peak(DType::kFp8) == approx(5000e12));
+  CHECK(gb300.peak(DType::kFp4) == approx(15000e12));
+  CHECK(gb300.peak(DType::kInt8) == approx(165e12));
+  check_marketed_gb(gb300.hbm_capacity_bytes, 288);
+  CHECK(gb300.hbm_bandwidth == approx(8.0e12));
+  CHECK(gb300.tdp_w == approx(1400));
+  // Neither has measured matmul tables: the kernel models take the Blackwell family's fraction.
+  CHECK(b300.measured_matmul(DType::kBf16) == 0);
+  CHECK(gb300.measured_matmul(DType::kBf16) == 0);
+}
+
+TEST_CASE("catalog: a GB300 NVL72 rack is 72 GPUs in one NVLink domain, a DGX B300 8") {
+  using exasim::testing::approx;
+  const Catalog cat = real_catalog();
+  const auto rack = cat.node(ref("gb300-nvl72"));
+  CHECK(rack.gpu == "GB300");
+  CHECK(rack.gpus_per_node == 72);
+  const auto nvl72 = cat.fabric(ref(rack.fabric));
+  CHECK(nvl72.kind == "nvswitch");
+  CHECK(nvl72.max_gpus == 72);                         // the whole rack is one NVLink domain
+  CHECK(nvl72.bandwidth == approx(900e9));             // per GPU per direction
+  CHECK(rack.nics_per_node == 72);                     // one ConnectX-8 per GPU
+  CHECK(cat.nic(ref(rack.nic)).bandwidth == approx(100e9));  // 800 Gb/s
+  CHECK(rack.cpus_per_node == 36);                     // 36 Grace
+
+  const auto dgx = cat.node(ref("dgx-b300"));
+  CHECK(dgx.gpu == "B300");
+  CHECK(dgx.gpus_per_node == 8);
+  const auto board = cat.fabric(ref(dgx.fabric));
+  CHECK(board.max_gpus == 8);
+  CHECK(board.bandwidth == approx(900e9));
+  CHECK(cat.nic(ref(dgx.nic)).bandwidth == approx(100e9));  // ConnectX-8, 800 Gb/s
+  // The GPU's own link must not cap its 800 Gb/s NIC (B300's PCIe Gen6 path to the ConnectX-8).
+  const std::string gpu_link = cat.gpu(ref("B300")).pcie;
+  CHECK(cat.link(ref(gpu_link)).bandwidth >= cat.nic(ref(dgx.nic)).bandwidth);
 }
 
 TEST_CASE("catalog: {base: NAME, ...} overrides some fields and keeps the rest") {
