@@ -12,6 +12,7 @@ std::string_view dtype_name(DType t) {
     case DType::kFp8: return "fp8";
     case DType::kFp4: return "fp4";
     case DType::kInt8: return "int8";
+    case DType::kInt4: return "int4";
   }
   return "?";
 }
@@ -31,7 +32,8 @@ double dtype_bytes(DType t) {
     case DType::kBf16: return 2;
     case DType::kFp8:
     case DType::kInt8: return 1;
-    case DType::kFp4: return 0.5;
+    case DType::kFp4:
+    case DType::kInt4: return 0.5;
   }
   return 0;
 }

@@ -7,10 +7,10 @@
 
 namespace exasim {
 
-enum class DType { kFp64, kFp32, kTf32, kFp16, kBf16, kFp8, kFp4, kInt8 };
+enum class DType { kFp64, kFp32, kTf32, kFp16, kBf16, kFp8, kFp4, kInt8, kInt4 };
 
-inline constexpr std::array<DType, 8> kAllDTypes = {DType::kFp64, DType::kFp32, DType::kTf32, DType::kFp16,
-                                                    DType::kBf16, DType::kFp8,  DType::kFp4,  DType::kInt8};
+inline constexpr std::array<DType, 9> kAllDTypes = {DType::kFp64, DType::kFp32, DType::kTf32, DType::kFp16, DType::kBf16,
+                                                    DType::kFp8,  DType::kFp4,  DType::kInt8, DType::kInt4};
 
 std::string_view dtype_name(DType t);                   // "bf16"
 std::optional<DType> dtype_from_name(std::string_view name);

@@ -3,6 +3,9 @@
 // reader from a table (`--format` names one; otherwise the first that recognizes the file is used):
 //   vidur-ops  Vidur operator tables (<gpu>_<model>_ops.csv): the GPU kernel models
 //   profile    exasim-bench profile (JSON): CPU models (calibrate_cpu.cpp) and GPU kernel models
+//   aic-gemm   AIConfigurator GEMM tables (kernels-aic/<gpu>/gemm_perf.csv): the GEMM model, kernel
+//              times; whole (n, k) shapes held out (--held-out-shapes)
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -21,8 +24,10 @@
 #include "hw/error.hpp"
 #include "hw/profile/profile.hpp"
 #include "hw/units.hpp"
+#include "models/calibration/aic_gemm_table.hpp"
 #include "models/calibration/calibration_file.hpp"
 #include "models/calibration/kernel_calibration.hpp"
+#include "models/calibration/leave_one_gpu_out.hpp"
 #include "models/calibration/vidur_op_table.hpp"
 #include "models/calibration/tile_agreement.hpp"
 #include "models/kernel/gemm_model.hpp"
@@ -43,6 +48,10 @@ struct CalibrateOptions {
   std::string date;    // written into the file; default: today (UTC)
   int starts = 64;     // Latin-hypercube starting points of the fit
   std::string residuals;  // CSV of every sample's measured and predicted time (empty: none)
+  double held_out_shapes = -1;  // fraction of (n, k) shapes held out; < 0: the format's default
+  bool leave_one_gpu_out = false;
+  bool library_behaviours = false;  // aic-gemm: the kernel-library switches on (KernelParams)  // aic-gemm: fit on all tables but one, predict that one
+  long max_fit = -1;            // GEMMs entering the least-squares fit (0: all; < 0: the format's default)
 };
 
 bool ends_with(const std::string& s, std::string_view suffix) {
@@ -66,10 +75,11 @@ std::string lower(std::string s) {
 std::string percent(double mae) { return mae < 0 ? "-" : fmt_percent(mae, 1); }
 
 void print_accuracy(std::ostream& out, const std::string& title, const std::vector<models::KernelSample>& samples,
-                    const std::vector<std::pair<std::string, models::AccuracyTable>>& models_) {
+                    const std::vector<std::pair<std::string, models::AccuracyTable>>& models_,
+                    models::BucketBy by = models::BucketBy::kTokens) {
   if (samples.empty()) return;
   std::vector<std::string> headers = {"model", "op"};
-  for (const auto& b : models::token_buckets()) headers.push_back(b.label);
+  for (const auto& b : models::buckets(by)) headers.push_back(b.label);
   Table t(headers);
   for (std::size_t c = 2; c < headers.size(); ++c) t.set_align_right(c);
   for (const auto& [name, table] : models_) {
@@ -79,7 +89,8 @@ void print_accuracy(std::ostream& out, const std::string& title, const std::vect
       t.add_row(cells);
     }
   }
-  out << title << " (" << samples.size() << " kernels): mean absolute error by token count\n";
+  out << title << " (" << samples.size() << " kernels): mean absolute error by "
+      << (by == models::BucketBy::kTokens ? "token count (m)" : "measured kernel time") << "\n";
   t.print(out);
   out << "\n";
 }
@@ -135,7 +146,8 @@ void write_residuals(const std::string& path, const hw::GpuSpec& gpu, const mode
 
 // Fits and reports the GPU kernel models for `samples` measured on catalog GPU `gpu_name`.
 int calibrate_gpu(const Context& ctx, const CalibrateOptions& o, const std::string& gpu_name,
-                  const std::vector<models::KernelSample>& samples, const std::string& source) {
+                  const std::vector<models::KernelSample>& samples, const std::string& source,
+                  const std::string& default_output = "") {
   const hw::Catalog catalog = hw::Catalog::load(ctx.configs_dir);
   if (!catalog.contains(hw::CatalogKind::kGpu, gpu_name))
     throw ConfigError("unknown GPU \"" + gpu_name + "\"", {"<command line>", 0, "--device"}, "see `exasim hw list --kind gpu`");
@@ -143,6 +155,9 @@ int calibrate_gpu(const Context& ctx, const CalibrateOptions& o, const std::stri
   models::KernelCalibrationOptions opts;
   opts.fit_sources = o.fit_sources;
   opts.fit.samples = o.starts;
+  opts.held_out_shapes = std::max(0.0, o.held_out_shapes);
+  opts.max_fit_gemms = o.max_fit > 0 ? static_cast<std::size_t>(o.max_fit) : 0;
+  opts.library_behaviours = o.library_behaviours;
   const models::KernelCalibration c = models::calibrate_kernels(gpu, samples, opts);
   std::ostream& out = std::cout;
   out << "exasim: kernel models of " << gpu.name << " fitted to " << c.fit_set.size() << " of " << samples.size()
@@ -165,6 +180,10 @@ int calibrate_gpu(const Context& ctx, const CalibrateOptions& o, const std::stri
                     {"family default", models::accuracy_table(gemms, c.family, tile)},
                     {"uncalibrated", models::accuracy_table(gemms, c.uncalibrated, tile)},
                     {"closest tile (bound)", models::accuracy_table(gemms, c.fitted, closest)}});
+    print_accuracy(out, which + ", GEMMs", gemms,
+                   {{"tile model", models::accuracy_table(gemms, c.fitted, tile, models::BucketBy::kMeasuredTime)},
+                    {"family default", models::accuracy_table(gemms, c.family, tile, models::BucketBy::kMeasuredTime)}},
+                   models::BucketBy::kMeasuredTime);
     out << "closest tile (bound): the fitted model's candidate tile and split-K closest to each measured\n"
            "time, not a prediction: what a heuristic that chose the library's tile could reach; the gap\n"
            "to the tile model is the choice of tile\n\n";
@@ -189,11 +208,30 @@ int calibrate_gpu(const Context& ctx, const CalibrateOptions& o, const std::stri
   h.source = source;
   std::ostringstream fit_text;
   h.fit.emplace_back("samples", std::to_string(c.fit_set.size()) + " fitted, " + std::to_string(c.held_out.size()) + " held out");
+  if (opts.held_out_shapes > 0)
+    h.fit.emplace_back("held_out", "whole (n, k) shapes, fraction " + fmt_fixed(opts.held_out_shapes, 2) + ", seed " +
+                                       std::to_string(opts.split_seed) + "; " + std::to_string(opts.max_fit_gemms > 0 ? std::min(opts.max_fit_gemms, c.fit_set.size()) : c.fit_set.size()) +
+                                       " GEMMs in the least-squares fit");
+  if (!c.held_out.empty()) {
+    std::vector<models::KernelSample> held;
+    for (const auto& s : c.held_out)
+      if (s.kind == models::SampleKind::kGemm) held.push_back(s);
+    if (!held.empty()) {
+      const auto t = models::accuracy_table(held, c.fitted, tile, models::BucketBy::kMeasuredTime);
+      for (const auto& row : t.rows) {
+        std::string text;
+        for (std::size_t i = 0; i < row.mae.size(); ++i)
+          text += (i ? ", " : "") + models::time_buckets()[i].label + " " + percent(row.mae[i]);
+        h.fit.emplace_back("held_out_gemm_error." + row.label, text);
+      }
+    }
+  }
   h.fit.emplace_back("gemm_mean_abs_error", fmt_percent(c.gemm_fit_error, 2));
-  h.fit.emplace_back("memory_op_mean_abs_error", fmt_percent(c.memory_fit_error, 2));
-  const std::string path = o.output.empty()
-                               ? (fs::path(ctx.configs_dir) / "calibration" / (lower(gpu.name) + ".yaml")).string()
-                               : o.output;
+  const bool memory_ops = std::any_of(c.fit_set.begin(), c.fit_set.end(),
+                                      [](const models::KernelSample& s) { return s.kind == models::SampleKind::kMemoryOp; });
+  if (memory_ops) h.fit.emplace_back("memory_op_mean_abs_error", fmt_percent(c.memory_fit_error, 2));
+  const std::string file = default_output.empty() ? lower(gpu.name) + ".yaml" : default_output;
+  const std::string path = o.output.empty() ? (fs::path(ctx.configs_dir) / "calibration" / file).string() : o.output;
   models::write_calibration(path, h, c.fitted, c.fitted_names);
   out << "wrote " << path << "\n";
   return 0;
@@ -205,7 +243,7 @@ std::string join_sources(const std::vector<std::string>& inputs) {
   return s;
 }
 
-int run_vidur(const Context& ctx, const CalibrateOptions& o) {
+int run_vidur(const Context& ctx, CalibrateOptions o) {
   std::vector<models::KernelSample> samples;
   std::string gpu = o.device;
   for (const std::string& path : o.inputs) {
@@ -220,6 +258,67 @@ int run_vidur(const Context& ctx, const CalibrateOptions& o) {
   if (gpu.empty())
     throw ConfigError("cannot tell which GPU the tables were measured on", {o.input, 0, ""}, "give --device GPU");
   return calibrate_gpu(ctx, o, gpu, samples, join_sources(o.inputs));
+}
+
+// Leave one GPU out over several AIConfigurator GEMM tables: per GPU, the parameters fitted on
+// the others and the error on it (models/calibration/leave_one_gpu_out.hpp). Writes no file.
+int run_leave_one_gpu_out(const Context& ctx, const CalibrateOptions& o) {
+  const hw::Catalog catalog = hw::Catalog::load(ctx.configs_dir);
+  std::vector<models::MeasuredGpu> gpus;
+  for (const std::string& path : o.inputs) {
+    const std::string name = models::aic_table_gpu(path);
+    if (name.empty() || !catalog.contains(hw::CatalogKind::kGpu, name))
+      throw ConfigError("cannot tell which catalog GPU the table was measured on", {path, 0, ""},
+                        "give tables from kernels-aic/<gpu>/ folders");
+    gpus.push_back({catalog.gpu(name), models::read_aic_gemm_table(path).samples});
+  }
+  models::LeaveOneOutOptions lo;
+  if (o.max_fit > 0) lo.fit_gemms_per_gpu = static_cast<std::size_t>(o.max_fit);
+  lo.fit.samples = o.starts;
+  models::KernelParams start = models::KernelParams::microbenchmark_defaults(gpus.front().gpu);
+  const auto results = models::leave_one_gpu_out(gpus, start, lo);
+  std::vector<std::string> headers = {"left out", "model", "op"};
+  for (const auto& b : models::time_buckets()) headers.push_back(b.label);
+  Table t(headers);
+  for (std::size_t c = 3; c < headers.size(); ++c) t.set_align_right(c);
+  for (const auto& r : results) {
+    for (const auto& row : r.by_time.rows) {
+      std::vector<std::string> cells = {r.gpu, "tile model", row.label};
+      for (double m : row.mae) cells.push_back(percent(m));
+      t.add_row(cells);
+    }
+    const auto& roof = models::accuracy_row(r.by_roofline, "all");
+    std::vector<std::string> cells = {r.gpu, "datasheet roofline", "all"};
+    for (double m : roof.mae) cells.push_back(percent(m));
+    t.add_row(cells);
+  }
+  std::cout << "exasim: leave one GPU out: each GPU's GEMMs predicted from its datasheet and one parameter set\n"
+               "fitted on the other " << gpus.size() - 1 << " GPUs' tables (" << lo.fit_gemms_per_gpu
+            << " GEMMs of each); mean absolute error by measured kernel time\n";
+  t.print(std::cout);
+  return 0;
+}
+
+// AIConfigurator GEMM tables: one GPU per call (its folder names it), kernel-only times.
+int run_aic_gemm(const Context& ctx, CalibrateOptions o) {
+  if (o.leave_one_gpu_out) return run_leave_one_gpu_out(ctx, o);
+  if (o.inputs.size() > 1)
+    throw ConfigError("one GEMM table at a time", {o.inputs[1], 0, ""},
+                      "run exasim calibrate once per GPU, or give --leave-one-gpu-out");
+  const models::AicGemmTable table = models::read_aic_gemm_table(o.input);
+  const std::string gpu = o.device.empty() ? models::aic_table_gpu(o.input) : o.device;
+  if (gpu.empty())
+    throw ConfigError("cannot tell which GPU the table was measured on", {o.input, 0, ""},
+                      "give --device GPU (the table's folder is not one of kernels-aic's)");
+  if (o.held_out_shapes < 0) o.held_out_shapes = 0.25;
+  if (o.max_fit < 0) o.max_fit = 6000;
+  o.library_behaviours = true;  // ~100k rows per GPU: a spread subset fits in about a minute
+  std::cout << "exasim: " << table.samples.size() << " GEMMs read from " << o.input << " (" << table.empty_rows
+            << " rows with a zero dimension left out)\n";
+  const std::string source = "AIConfigurator gemm_perf (ai-dynamo/aiconfigurator 095f58a, shared/data/kernels-aic/" +
+                             fs::path(o.input).parent_path().filename().string() +
+                             "/gemm_perf.csv): kernel times (CUDA-graph replay, launch excluded)";
+  return calibrate_gpu(ctx, o, gpu, table.samples, source, lower(gpu) + "-aic.yaml");
 }
 
 // GEMM measurements of a GPU device in an exasim-bench profile, as samples.
@@ -254,7 +353,7 @@ std::vector<models::KernelSample> profile_gpu_samples(const hw::Profile& profile
 }
 
 // exasim-bench profile: the CPU branch fits the CPU models; GPU GEMMs fit the kernel models.
-int run_profile(const Context& ctx, const CalibrateOptions& o) {
+int run_profile(const Context& ctx, CalibrateOptions o) {
   if (o.inputs.size() > 1)
     throw ConfigError("one profile at a time", {o.inputs[1], 0, ""}, "run exasim calibrate once per profile");
   const hw::Profile profile = hw::read_profile(o.input);
@@ -274,13 +373,15 @@ struct InputFormat {
   std::string_view name;
   std::string_view help;
   bool (*recognizes)(const std::string& path);
-  int (*run)(const Context& ctx, const CalibrateOptions& o);
+  int (*run)(const Context& ctx, CalibrateOptions o);
 };
 
 constexpr InputFormat kFormats[] = {
     {"vidur-ops", "Vidur op tables (<gpu>_<model>_ops.csv): GPU kernel models", models::is_vidur_op_table, run_vidur},
     {"profile", "exasim-bench profile (JSON): CPU models and GPU kernel models",
      [](const std::string& p) { return ends_with(p, ".json"); }, run_profile},
+    {"aic-gemm", "AIConfigurator GEMM table (kernels-aic/<gpu>/gemm_perf.csv): the GEMM model",
+     models::is_aic_gemm_table, run_aic_gemm},
 };
 
 std::vector<std::string> format_names() {
@@ -318,6 +419,13 @@ void add_calibrate_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--date", opt->date, "date written into the file (default: today, UTC)");
   cmd->add_option("--residuals", opt->residuals,
                   "also write every sample's measured and predicted time, tile and split-K to this CSV");
+  cmd->add_option("--held-out-shapes", opt->held_out_shapes,
+                  "fraction of GEMM (n, k) shapes held out of the fit and predicted (aic-gemm default 0.25)")
+      ->check(CLI::Range(0.0, 0.9));
+  cmd->add_flag("--leave-one-gpu-out", opt->leave_one_gpu_out,
+               "aic-gemm with several tables: predict each GPU from parameters fitted on the others");
+  cmd->add_option("--max-fit", opt->max_fit, "GEMMs entering the least-squares fit, spread over the fit set (0: all; aic-gemm default 6000)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--starts", opt->starts, "starting points sampled before the local fits")->check(CLI::NonNegativeNumber);
   cmd->callback([&ctx, opt] { ctx.handler = [&ctx, opt] { return run_calibrate(ctx, *opt); }; });
 }

@@ -19,6 +19,7 @@ using units::Dimension;
 double value_of(const NamedParam& p, const Node& n) {
   switch (p.kind) {
     case ParamKind::kFraction: return n.as_efficiency();
+    case ParamKind::kSwitch: return n.as_bool() ? 1.0 : 0.0;
     case ParamKind::kTime: return n.as_nonnegative_quantity(Dimension::kTime);
     case ParamKind::kBytes: return n.as_positive_quantity(Dimension::kBytes);
     case ParamKind::kFactor: {
@@ -73,6 +74,7 @@ std::string value_text(const NamedParam& p) {
   switch (p.kind) {
     case ParamKind::kTime: return number_text(*p.value * 1e6) + " us";
     case ParamKind::kBytes: return number_text(*p.value) + " B";
+    case ParamKind::kSwitch: return *p.value > 0 ? "true" : "false";
     default: return number_text(*p.value);
   }
 }

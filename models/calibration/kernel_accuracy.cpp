@@ -10,13 +10,14 @@ namespace exasim::models {
 namespace {
 
 struct Sums {
+  const std::vector<Bucket>* b;
   std::vector<double> err;
   std::vector<int> n;
-  Sums() : err(token_buckets().size(), 0), n(token_buckets().size(), 0) {}
-  void add(double tokens, double e) {
-    const auto& b = token_buckets();
-    for (std::size_t i = 0; i < b.size(); ++i)
-      if (tokens >= b[i].lo && tokens <= b[i].hi) err[i] += e, n[i] += 1;
+  explicit Sums(const std::vector<Bucket>& buckets = token_buckets())
+      : b(&buckets), err(buckets.size(), 0), n(buckets.size(), 0) {}
+  void add(double key, double e) {
+    for (std::size_t i = 0; i < b->size(); ++i)
+      if (key >= (*b)[i].lo && key <= (*b)[i].hi) err[i] += e, n[i] += 1;
   }
   AccuracyRow row(const std::string& label) const {
     AccuracyRow r{label, {}, n};
@@ -39,33 +40,43 @@ const std::vector<TokenBucket>& token_buckets() {
   return kBuckets;
 }
 
+const std::vector<Bucket>& time_buckets() {
+  static const std::vector<Bucket> kBuckets = {
+      {0, 10 - 1e-9, "<10 us"}, {10, 50 - 1e-9, "10-50 us"}, {50, 1e300, ">=50 us"}, {0, 1e300, "all"}};
+  return kBuckets;
+}
+
+const std::vector<Bucket>& buckets(BucketBy by) { return by == BucketBy::kTokens ? token_buckets() : time_buckets(); }
+
 AccuracyTable accuracy_table(const std::vector<KernelSample>& samples, const KernelParams& p,
-                             const SamplePredictor& predict) {
+                             const SamplePredictor& predict, BucketBy by) {
+  const std::vector<Bucket>& b = buckets(by);
+  auto bucket_key = [by](const KernelSample& s) { return by == BucketBy::kTokens ? s.tokens : s.time_s * 1e6; };
   std::vector<std::string> order;
   std::map<std::string, Sums> by_op;
-  Sums all;
+  Sums all(b);
   // (source, tp, tokens) -> measured and predicted sums of the layer's GEMMs, and their count
   std::map<std::tuple<std::string, int, double>, std::tuple<double, double, int>> layers;
   for (const KernelSample& s : samples) {
     const double predicted = predict(p, s);
     const double e = std::abs(predicted / s.time_s - 1);
-    if (!by_op.contains(s.op)) order.push_back(s.op);
-    by_op[s.op].add(s.tokens, e);
-    all.add(s.tokens, e);
+    if (!by_op.contains(s.op)) order.push_back(s.op), by_op.emplace(s.op, Sums(b));
+    by_op.at(s.op).add(bucket_key(s), e);
+    all.add(bucket_key(s), e);
     if (is_layer_gemm(s)) {
       auto& [m, q, c] = layers[{s.source, s.tp, s.tokens}];
       m += s.time_s, q += predicted, c += 1;
     }
   }
   AccuracyTable t;
-  for (const std::string& op : order) t.rows.push_back(by_op[op].row(op));
+  for (const std::string& op : order) t.rows.push_back(by_op.at(op).row(op));
   t.rows.push_back(all.row("all"));
-  Sums layer;
+  Sums layer(b);
   bool any = false;
   for (const auto& [key, v] : layers) {
     const auto& [m, q, c] = v;
     if (c != 4) continue;
-    layer.add(std::get<2>(key), std::abs(q / m - 1));
+    layer.add(by == BucketBy::kTokens ? std::get<2>(key) : m * 1e6, std::abs(q / m - 1));
     any = true;
   }
   if (any) t.rows.push_back(layer.row("layer sum"));

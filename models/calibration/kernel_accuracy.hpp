@@ -11,11 +11,17 @@
 
 namespace exasim::models {
 
-struct TokenBucket {
-  double lo, hi;       // inclusive token counts
-  std::string label;   // "1-63", "64-511", ..., ">=64", "all"
+struct Bucket {
+  double lo, hi;       // inclusive: token counts, or measured microseconds
+  std::string label;   // "1-63", "64-511", ..., ">=64", "all"; "<10 us", ...
 };
-const std::vector<TokenBucket>& token_buckets();
+using TokenBucket = Bucket;
+const std::vector<Bucket>& token_buckets();
+// By the measured kernel time: under 10 us (launch- and latency-bound), 10-50 us, 50 us or more
+// (the bound for large kernels), and all.
+const std::vector<Bucket>& time_buckets();
+enum class BucketBy { kTokens, kMeasuredTime };
+const std::vector<Bucket>& buckets(BucketBy by);
 
 struct AccuracyRow {
   std::string label;            // op name, "all GEMMs", "layer (4 GEMMs summed)", ...
@@ -30,7 +36,7 @@ struct AccuracyTable {
 // Rows: one per op (in order of first appearance), then "all" over `samples`, then (when the
 // samples hold all four Vidur GEMMs of rows) "layer sum".
 AccuracyTable accuracy_table(const std::vector<KernelSample>& samples, const KernelParams& p,
-                             const SamplePredictor& predict);
+                             const SamplePredictor& predict, BucketBy by = BucketBy::kTokens);
 
 // The row labelled `label` (throws std::out_of_range when absent).
 const AccuracyRow& accuracy_row(const AccuracyTable& t, const std::string& label);

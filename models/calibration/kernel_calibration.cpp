@@ -1,6 +1,9 @@
 #include "models/calibration/kernel_calibration.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
 #include <set>
 
 #include "hw/error.hpp"
@@ -18,6 +21,64 @@ std::vector<KernelSample> of_kind(const std::vector<KernelSample>& s, SampleKind
 }
 
 }  // namespace
+
+std::vector<KernelSample> spread_subset(const std::vector<KernelSample>& s, std::size_t limit, unsigned seed) {
+  if (limit == 0 || s.size() <= limit) return s;
+  std::vector<std::size_t> order(s.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937 rng(seed);
+  std::shuffle(order.begin(), order.end(), rng);
+  order.resize(limit);
+  std::sort(order.begin(), order.end());
+  std::vector<KernelSample> out;
+  out.reserve(limit);
+  for (std::size_t i : order) out.push_back(s[i]);
+  return out;
+}
+
+bool shape_held_out(double n, double k, double fraction, unsigned seed) {
+  if (fraction <= 0) return false;
+  // splitmix64 of the pair: a fixed, platform-independent hash (std::hash is not).
+  std::uint64_t z = static_cast<std::uint64_t>(n) * 0x9E3779B97F4A7C15ull ^ (static_cast<std::uint64_t>(k) + seed * 0xBF58476D1CE4E5B9ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53 < fraction;
+}
+
+std::vector<std::string> gemm_parameters_for(const std::vector<KernelSample>& gemms) {
+  bool wide = false, fp8 = false, fp4 = false, int8 = false, block = false, weight_only = false;
+  bool casts[kInputCastKinds] = {};
+  for (const KernelSample& g : gemms) {
+    if (g.kind != SampleKind::kGemm) continue;
+    if (g.cast != InputCast::kNone) casts[static_cast<int>(g.cast) - 1] = true;
+    if (g.recipe == GemmRecipe::kWeightOnly) weight_only = true;
+    else if (g.recipe == GemmRecipe::kBlockScaled) block = true;
+    else if (g.dtype == DType::kFp8) fp8 = true;
+    else if (g.dtype == DType::kFp4) fp4 = true;
+    else if (g.dtype == DType::kInt8) int8 = true;
+    else wide = true;
+  }
+  std::vector<std::string> names;
+  for (const std::string& n : gemm_parameter_names())
+    if (n != "matrix_efficiency" || wide) names.push_back(n);
+  if (fp8) names.emplace_back("matrix_efficiency_fp8");
+  if (fp4) names.emplace_back("matrix_efficiency_fp4");
+  if (int8) names.emplace_back("matrix_efficiency_int8");
+  if (block) names.emplace_back("matrix_efficiency_block_fp8");
+  if (weight_only) names.emplace_back("matrix_efficiency_weight_only"), names.emplace_back("weight_only_overhead");
+  for (int i = 0; i < kInputCastKinds; ++i)
+    if (casts[i]) names.push_back("cast_overhead." + std::string(input_cast_name(static_cast<InputCast>(i + 1))));
+  return names;
+}
+
+void resolve_format_efficiencies(KernelParams& p) {
+  p.matrix_efficiency_fp8 = p.matrix_efficiency_for(DType::kFp8);
+  p.matrix_efficiency_fp4 = p.matrix_efficiency_for(DType::kFp4);
+  p.matrix_efficiency_int8 = p.matrix_efficiency_for(DType::kInt8);
+  p.matrix_efficiency_block_fp8 = p.matrix_efficiency_for(DType::kFp8, GemmRecipe::kBlockScaled);
+  p.matrix_efficiency_weight_only = p.matrix_efficiency_for(DType::kInt8, GemmRecipe::kWeightOnly);
+}
 
 const std::vector<std::string>& gemm_parameter_names() {
   static const std::vector<std::string> kNames = {"matrix_efficiency",       "hbm_efficiency", "l2_efficiency",
@@ -62,18 +123,27 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
     }
   }
   for (const KernelSample& s : samples) {
-    const bool fit = o.fit_sources.empty() ||
-                     std::find(o.fit_sources.begin(), o.fit_sources.end(), s.source) != o.fit_sources.end();
+    const bool fit = (o.fit_sources.empty() ||
+                      std::find(o.fit_sources.begin(), o.fit_sources.end(), s.source) != o.fit_sources.end()) &&
+                     !(s.kind == SampleKind::kGemm && shape_held_out(s.n, s.k, o.held_out_shapes, o.split_seed));
     (fit ? c.fit_set : c.held_out).push_back(s);
   }
   const SamplePredictor tile = tile_model_predictor(gpu);
-  const std::vector<KernelSample> gemms = of_kind(c.fit_set, SampleKind::kGemm);
+  const std::vector<KernelSample> all_gemms = of_kind(c.fit_set, SampleKind::kGemm);
+  const std::vector<KernelSample> gemms = spread_subset(all_gemms, o.max_fit_gemms, o.split_seed);
   KernelParams p = c.family;
   if (!gemms.empty()) {
-    const KernelFit f = fit_kernel_params(p, gemm_parameter_names(), gemms, tile, o.fit);
+    const std::vector<std::string> names = gemm_parameters_for(gemms);
+    resolve_format_efficiencies(p);
+    if (o.library_behaviours) p.smem_operand_mma = p.stream_k = p.narrow_output_16bit = 1;
+    // A fixed cost fitted in log space needs a start in its range, not 0.
+    if (p.weight_only_overhead_s <= 0) p.weight_only_overhead_s = 2e-6;
+    const KernelFit f = fit_kernel_params(p, names, gemms, tile, o.fit);
     p = f.params;
-    c.gemm_fit_error = f.mean_abs_error;
-    c.fitted_names = gemm_parameter_names();
+    c.gemm_fit_error = mean_abs_error(p, all_gemms, tile);
+    c.fitted_names = names;
+    if (o.library_behaviours)
+      for (const char* n : {"smem_operand_mma", "stream_k", "narrow_output_16bit"}) c.fitted_names.emplace_back(n);
     KernelFitOptions roof = o.fit;
     c.roofline = fit_kernel_params(c.family, roofline_parameter_names(), gemms, roofline_predictor(gpu), roof).params;
     c.roofline.source = "three-number roofline fitted to the same GEMMs";

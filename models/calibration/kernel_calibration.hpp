@@ -27,8 +27,34 @@ KernelParams datasheet_params();
 
 struct KernelCalibrationOptions {
   std::vector<std::string> fit_sources;  // samples whose source is listed are fitted; empty: all
+  // Hold out whole GEMM shapes: each (n, k) pair goes to the held-out set with this probability
+  // (a seeded hash of the pair, the same for every dtype and m), as a new model's widths would
+  // be unseen. 0: no shape is held out.
+  double held_out_shapes = 0;
+  unsigned split_seed = 1;
+  // At most this many GEMMs of the fit set enter the least-squares fit (every i-th of a seeded
+  // shuffle, so each dtype and size keeps its share); errors are reported on the whole set. 0: all.
+  std::size_t max_fit_gemms = 0;
+  // Turn on the kernel-library switches (KernelParams::smem_operand_mma, stream_k,
+  // narrow_output_16bit) before fitting, and write them: the fits on NVIDIA's kernel tables.
+  bool library_behaviours = false;
   KernelFitOptions fit;
 };
+
+// At most `limit` of `samples` (0: all), drawn by a seeded shuffle and kept in their order, so
+// each dtype and size keeps its share.
+std::vector<KernelSample> spread_subset(const std::vector<KernelSample>& samples, std::size_t limit, unsigned seed);
+
+// Whether the GEMM shape (n, k) is held out under `fraction` and `seed` (the split above).
+bool shape_held_out(double n, double k, double fraction, unsigned seed);
+
+// The GEMM parameters to fit on `gemms`: gemm_parameter_names(), plus the matrix efficiency of
+// each operand format and recipe present (matrix_efficiency_fp8, _fp4, _int8, _block_fp8,
+// _weight_only), and without matrix_efficiency when no 16-bit GEMM is among them.
+std::vector<std::string> gemm_parameters_for(const std::vector<KernelSample>& gemms);
+// Sets each per-format efficiency that is 0 (falls back) to the value it falls back to, so a
+// fit of it starts where the model stands.
+void resolve_format_efficiencies(KernelParams& p);
 
 struct KernelCalibration {
   KernelParams uncalibrated;   // datasheet + microbenchmarks: no measured kernel table at all

@@ -22,6 +22,7 @@ Bounds bounds_of(ParamKind kind) {
     case ParamKind::kTime: return {1e-8, 1e-3};
     case ParamKind::kBytes: return {1024, 16 * 1048576.0};
     case ParamKind::kFactor: return {1.0, 4.0};  // loaded latency: at most 4x idle (queueing at ~75% load)
+    case ParamKind::kSwitch: return {1e-9, 1.0};  // switches are set, not fitted
   }
   return {0, 0};
 }

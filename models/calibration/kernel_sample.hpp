@@ -12,12 +12,21 @@ namespace exasim::models {
 
 enum class SampleKind { kGemm, kMemoryOp };
 
+// What a measured time covers. Kernel: the GPU's time of the kernel alone (CUDA-graph replays
+// timed between events, nccl-tests; AIConfigurator's tables). Launch included: an op timed on
+// its own through the framework, with the GPU waiting for the host's launch (PyTorch-timed,
+// Vidur's profiles): the kernel plus KernelParams::host_launch_overhead_s.
+enum class SampleTiming { kKernel, kLaunchIncluded };
+
 struct KernelSample {
   SampleKind kind = SampleKind::kGemm;
   std::string op;      // what the source calls it: "attn_pre_proj", "mlp_act", "gemm", ...
   std::string source;  // the table or run it came from (e.g. the model "meta-llama_llama-2-7b-hf")
   int line = 0;        // where in the file, for messages
   DType dtype = DType::kBf16;
+  GemmRecipe recipe = GemmRecipe::kDense;  // kGemm: how the operands are stored and scaled
+  InputCast cast = InputCast::kNone;       // kGemm: the op casts its 16-bit input A first
+  SampleTiming timing = SampleTiming::kLaunchIncluded;
   double tokens = 0;   // token count of the row (0 when not a per-token table); used for buckets
   int tp = 1;          // tensor-parallel degree the shapes were split by
   // kGemm: batch x [m,k]x[k,n]
@@ -26,6 +35,7 @@ struct KernelSample {
   MemoryOp memory_op = MemoryOp::kElementwise;
   double rows = 0, cols = 0;
   double time_s = 0;   // measured (median of repeats)
+  double power_w = 0;  // board power while it ran, where the table says (0: not measured)
   // kGemm, where the measurement says (exasim-bench profiles): the output tile and split-K the
   // library's heuristic chose; 0 = unknown.
   int library_tile_m = 0, library_tile_n = 0, library_split_k = 0;

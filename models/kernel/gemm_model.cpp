@@ -48,14 +48,19 @@ double matrix_rate_per_sm(const hw::GpuSpec& gpu, DType t) {
 // "Introducing NVFP4 for efficient and accurate low-precision inference", 2025; PTX ISA
 // tcgen05.mma block_scale, scale_vec::4X = one scale per 16 K elements).
 double operand_bytes(DType dtype) { return dtype_bytes(dtype) + (dtype == DType::kFp4 ? 1.0 / 16 : 0.0); }
-
 // Blackwell's tcgen05.mma reads both operands from shared memory through matrix descriptors
 // and accumulates in tensor memory (PTX ISA 8.7, tcgen05; CUTLASS sm100 collective mainloops):
 // there are no per-warp register fragments, so the Ampere ldmatrix traffic that the smem term
 // counts does not exist, and the load/store path's 128 B/clk (32 banks x 4 B) is not the path
 // the tensor cores read through (at that width a 128x128 bf16 tile could reach only half of
 // B200's measured 1745 TFLOP/s MAMF). The main loop's rate is the measured MAMF (matrix term).
-bool mma_reads_shared_memory_directly(const hw::GpuSpec& gpu) { return gpu.architecture == "blackwell"; }
+// Hopper's wgmma.mma_async likewise takes B (and here A) from shared memory through matrix
+// descriptors (PTX ISA 8.0, wgmma; cuBLAS's sm90 kernels are warp-specialized TMA + wgmma
+// pipelines): no ldmatrix fragments either. Measured (AIConfigurator, H100 bf16): 4096^3 runs
+// at 763 TFLOP/s, where the Ampere smem term alone would cap a 128x256 tile at ~600.
+bool mma_reads_shared_memory_directly(const hw::GpuSpec& gpu, const KernelParams& p) {
+  return gpu.architecture == "blackwell" || (gpu.architecture == "hopper" && p.smem_operand_mma > 0);
+}
 
 // Blackwell's large-GEMM tiles: a CTA pair (cta_group::2) computes a 256-row tile, each SM
 // holding 128 rows of A and half of B, so the pair reads BM + BN operand rows per K step for
@@ -68,31 +73,58 @@ constexpr std::array<GemmTile, 2> kBlackwellPairTiles = {{
 }};
 // --- end of Blackwell / fp4 specifics ---
 
+// --- recipes (gemm_recipe.hpp) ---
+// Bytes per element of A (activations, m x k) and B (weights, k x n) as the kernel reads them,
+// scales included, and of the element the MMA consumes (what shared memory feeds the warps).
+struct OperandBytes {
+  double a, b, mma, out;
+};
+OperandBytes operand_bytes(DType dtype, GemmRecipe recipe, bool narrow_output_16bit) {
+  const double e = dtype_bytes(dtype);
+  // 8- and 4-bit GEMMs write 16-bit results (Transformer Engine, TensorRT-LLM, DeepGEMM).
+  const double out = e < 2 && narrow_output_16bit ? 2.0 : e;
+  switch (recipe) {
+    case GemmRecipe::kBlockScaled:  // one fp32 scale per 1 x 128 of A, per 128 x 128 of B
+      return {e + 4.0 / 128, e + 4.0 / (128 * 128), e, out};
+    case GemmRecipe::kWeightOnly:   // 16-bit A; B narrow, int4 with a 16-bit scale per 128 weights
+      return {2.0, e + (e < 1 ? 2.0 / 128 : 0.0), 2.0, 2.0};
+    case GemmRecipe::kDense: break;
+  }
+  return {operand_bytes(dtype), operand_bytes(dtype), e, out};
+}
+// --- end of recipes ---
+
 // What stays the same for every candidate of one call (reciprocals: the planner calls this
 // millions of times, and divisions dominate).
 struct Problem {
   double m, n, k, batch, e;
-  double eo;          // operand bytes per element, block scales included (fp4)
-  bool smem_unbound;  // the MMA reads its operands from shared memory itself (Blackwell)
+  double ea, eb;      // operand bytes per element of A and B, scales included (fp4, recipes)
+  bool smem_unbound;  // the MMA reads its operands from shared memory itself (Hopper, Blackwell)
+  bool pair_tiles;    // CTA-pair tiles are candidates (Blackwell)
+  bool stream_k;      // Stream-K scheduling is a candidate (Hopper, Blackwell: cuBLAS sm90+)
   bool cluster_multicast;  // two-CTA clusters share each B slice through TMA multicast (Hopper)
   double sms, inv_sms, inv_rate_sm, inv_smem_bw, inv_l2_bw, inv_hbm_bw, latency, l2_half, bk, inv_bk;
   double a, b, c;  // operand and result bytes of one product
-  double launch, tile_overhead;
+  double launch, reduce_launch, tile_overhead;
   double inv_sustained, window;  // power limit: clock fraction held after `window` s of compute
   const hw::GpuSpec* gpu;
 };
 
 Problem make_problem(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
-                     double batch) {
+                     double batch, GemmRecipe recipe) {
   Problem q;
   q.m = std::max(1.0, m), q.n = std::max(1.0, n), q.k = std::max(1.0, k), q.batch = std::max(1.0, batch);
-  q.e = dtype_bytes(dtype);
-  q.eo = operand_bytes(dtype);
-  q.smem_unbound = mma_reads_shared_memory_directly(gpu);
+  const OperandBytes ob = operand_bytes(dtype, recipe, p.narrow_output_16bit > 0);
+  q.e = ob.mma;
+  q.ea = ob.a, q.eb = ob.b;
+  q.smem_unbound = mma_reads_shared_memory_directly(gpu, p);
+  q.pair_tiles = gpu.architecture == "blackwell";
+  q.stream_k = p.stream_k > 0 && (gpu.architecture == "hopper" || gpu.architecture == "blackwell");
   q.cluster_multicast = gpu.architecture == "hopper";
   q.sms = gpu.sm_count;
   q.inv_sms = 1 / q.sms;
-  q.inv_rate_sm = 1 / (matrix_rate_per_sm(gpu, dtype) * p.matrix_efficiency_for(dtype));
+  const DType mma = recipe == GemmRecipe::kWeightOnly ? DType::kBf16 : dtype;  // dequantized to 16 bits
+  q.inv_rate_sm = 1 / (matrix_rate_per_sm(gpu, mma) * p.matrix_efficiency_for(dtype, recipe));
   q.inv_smem_bw = 1 / gpu.smem_bandwidth();
   q.inv_l2_bw = 1 / (gpu.l2_read_bandwidth() * p.l2_efficiency);
   q.inv_hbm_bw = 1 / (gpu.hbm_bandwidth * p.hbm_efficiency);
@@ -100,8 +132,9 @@ Problem make_problem(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype,
   q.l2_half = gpu.l2_bytes / 2;  // an operand "fits" when it leaves room for the other streams
   q.bk = kStageKBytes / q.e;     // a power of two: the reciprocal is exact
   q.inv_bk = 1 / q.bk;
-  q.a = q.m * q.k * q.eo, q.b = q.k * q.n * q.eo, q.c = q.m * q.n * q.e;
-  q.launch = p.launch_overhead_s;
+  q.a = q.m * q.k * q.ea, q.b = q.k * q.n * q.eb, q.c = q.m * q.n * ob.out;
+  q.reduce_launch = p.launch_overhead_s;
+  q.launch = p.launch_overhead_s + (recipe == GemmRecipe::kWeightOnly ? p.weight_only_overhead_s : 0.0);
   q.tile_overhead = p.tile_overhead_s;
   q.inv_sustained = 1 / std::clamp(p.sustained_clock_fraction, 0.05, 1.0);
   q.window = p.sustained_load ? 0 : p.power_window_s;
@@ -143,9 +176,9 @@ TileSetup setup(const Problem& q, const GemmTile& t, double occ) {
   // Hopper: cuBLAS's sm90 kernels run as clusters of two CTAs along M ("cluster2x1x1" in their
   // names) whose tensor memory accelerator multicasts each B slice to both, so the pair reads it
   // from L2 once; each CTA still receives the whole slice (the streaming term below).
-  const double delivered = (std::min<double>(t.bm, q.m) + std::min<double>(t.bn, q.n)) * q.eo;
+  const double delivered = std::min<double>(t.bm, q.m) * q.ea + std::min<double>(t.bn, q.n) * q.eb;
   const double b_share = q.cluster_multicast && s.tm >= 2 ? 0.5 : 1.0;
-  s.l2_per_k = (std::min<double>(t.bm, q.m) + b_share * std::min<double>(t.bn, q.n)) * q.eo;
+  s.l2_per_k = std::min<double>(t.bm, q.m) * q.ea + b_share * std::min<double>(t.bn, q.n) * q.eb;
   // A wave covers the squarest block of tiles (CUTLASS's swizzle): operands that do not fit in
   // L2 are read once per block of the other dimension.
   const double wave_tiles = std::min(s.tm * s.tn, s.slots);
@@ -164,17 +197,26 @@ struct SplitCost {
   Bound bound = Bound::kLaunch;
 };
 
-SplitCost with_split(const Problem& q, const TileSetup& s, int split) {
+// Split-K factor `split`, or (stream_k) Stream-K scheduling: persistent CTAs, one per slot, share
+// the tiles' K iterations evenly, so no wave runs partly empty (Osama et al., "Stream-K",
+// PPoPP'23; CUTLASS's sm90 stream-K tile scheduler, which cuBLAS's sm90/sm100 kernels use).
+// Each CTA then holds at most one tile it shares with another: its fp32 partial tile goes
+// through L2 to the tile's owner (the fix-up), one more prologue/epilogue round.
+SplitCost with_split(const Problem& q, const TileSetup& s, int split, bool stream_k = false) {
   SplitCost r;
   const double k_split = split == 1 ? q.k : std::ceil(q.k / split);
   const double k_pad = std::ceil(k_split * q.inv_bk) * q.bk;
   r.tiles = s.tm * s.tn * q.batch * split;
   r.waves = std::ceil(r.tiles * s.inv_slots);
-  const double per_sm_tiles = std::ceil(r.tiles * s.t->sms * q.inv_sms);  // round-robin: the busiest SM (pair) decides
+  // Round-robin: the busiest SM (pair) decides. Stream-K: every SM the same share, in whole K
+  // iterations.
+  const double per_sm_tiles = stream_k ? std::ceil(r.tiles * s.t->sms * q.inv_sms * k_pad * q.inv_bk) * q.bk / k_pad
+                                       : std::ceil(r.tiles * s.t->sms * q.inv_sms);
   const double partials = split > 1 ? split * q.m * q.n * 4 * q.batch : 0;  // fp32 partial sums written
   const double t_matrix = per_sm_tiles * k_pad * s.mma_per_k;
   const double t_smem = q.smem_unbound ? 0.0 : per_sm_tiles * k_pad * s.smem_per_k;
-  const double t_l2 = r.tiles * s.l2_per_k * k_split * q.inv_l2_bw;
+  const double fixup = stream_k ? 2.0 * std::min(r.tiles, s.slots) * s.t->bm * s.t->bn * 4 * q.inv_l2_bw : 0.0;
+  const double t_l2 = r.tiles * s.l2_per_k * k_split * q.inv_l2_bw + fixup;
   const double t_hbm = (s.hbm_unsplit + partials) * q.inv_hbm_bw;
   const double t_stream = std::max(1.0, per_sm_tiles / s.occ) * k_split * s.stream_per_k;
   double t = t_matrix;
@@ -186,17 +228,18 @@ SplitCost with_split(const Problem& q, const TileSetup& s, int split) {
   if (t_hbm > t) t = t_hbm, r.bound = Bound::kHbm;
   if (t_stream > t) t = t_stream, r.bound = Bound::kHbm;
   // Split-K: a second kernel reads the partial sums back and writes the result, after the first.
-  const double reduce = split > 1 ? q.launch + (partials + q.c * q.batch) * q.inv_hbm_bw : 0;
-  const double fixed = q.launch + q.tile_overhead * r.waves + reduce;
+  const double reduce = split > 1 ? q.reduce_launch + (partials + q.c * q.batch) * q.inv_hbm_bw : 0;
+  const double fixed = q.launch + q.tile_overhead * (stream_k ? std::min(r.waves, 1.0) + 1 : r.waves) + reduce;
   if (fixed > t) r.bound = Bound::kLaunch;
   r.time_s = fixed + t;
   return r;
 }
 
-GemmPlan make_plan(const Problem& q, const TileSetup& s, int split, const SplitCost& c) {
+GemmPlan make_plan(const Problem& q, const TileSetup& s, int split, const SplitCost& c, bool stream_k = false) {
   GemmPlan plan;
   plan.tile = *s.t;
   plan.split_k = split;
+  plan.stream_k = stream_k;
   plan.ctas_per_sm = s.occ;
   plan.tiles = c.tiles;
   plan.waves = c.waves;
@@ -212,8 +255,8 @@ GemmPlan make_plan(const Problem& q, const TileSetup& s, int split, const SplitC
 std::span<const GemmTile> gemm_tile_candidates() { return kTiles; }
 
 GemmPlan gemm_plan_with(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
-                        double batch, const GemmTile& tile, int split_k) {
-  const Problem q = make_problem(gpu, p, dtype, m, n, k, batch);
+                        double batch, const GemmTile& tile, int split_k, GemmRecipe recipe) {
+  const Problem q = make_problem(gpu, p, dtype, m, n, k, batch, recipe);
   const double occ = occupancy(gpu, tile);
   const TileSetup s = setup(q, tile, std::max(occ, 1.0));
   GemmPlan plan = make_plan(q, s, std::max(1, split_k), with_split(q, s, std::max(1, split_k)));
@@ -222,17 +265,18 @@ GemmPlan gemm_plan_with(const hw::GpuSpec& gpu, const KernelParams& p, DType dty
 }
 
 GemmPlan gemm_plan(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
-                   double batch) {
-  const Problem q = make_problem(gpu, p, dtype, m, n, k, batch);
+                   double batch, GemmRecipe recipe) {
+  const Problem q = make_problem(gpu, p, dtype, m, n, k, batch, recipe);
   SplitCost best;
   const GemmTile* best_tile = &kTiles[0];
   int best_split = 1;
+  bool best_stream_k = false;
   // Heuristic as cuBLAS's: a tile shorter than M is only used once M exceeds 128 rows (on the
   // Vidur tables BM = 64 tiles for 64 < M <= 128 would be predicted 10-20% too fast).
   const double min_bm = std::min(q.m, kMinRowsOfTallTiles);
-  auto consider = [&](const TileSetup& s, int split) {
-    const SplitCost c = with_split(q, s, split);
-    if (c.time_s < best.time_s) best = c, best_tile = s.t, best_split = split;
+  auto consider = [&](const TileSetup& s, int split, bool stream_k = false) {
+    const SplitCost c = with_split(q, s, split, stream_k);
+    if (c.time_s < best.time_s) best = c, best_tile = s.t, best_split = split, best_stream_k = stream_k;
   };
   auto try_tile = [&](const GemmTile& t) {
     if (t.bm < min_bm) return;
@@ -244,6 +288,7 @@ GemmPlan gemm_plan(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, d
     const double work = s.tm * s.tn * q.batch * q.k * s.mma_per_k * t.sms * q.inv_sms;
     if (q.launch + q.tile_overhead + std::max(work, s.hbm_unsplit * q.inv_hbm_bw) >= best.time_s) return;
     consider(s, 1);
+    if (q.stream_k) consider(s, 1, true);
     // Split-K when the output tiles leave SMs idle: every factor up to the one that fills every
     // CTA slot. The candidates do not depend on K, and a larger M, N or batch only removes
     // factors, so a larger GEMM never gains an option a smaller one lacked (monotone times).
@@ -254,14 +299,14 @@ GemmPlan gemm_plan(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, d
   // Small M: the short tiles first (reverse order), so that the bound below prunes early.
   for (std::size_t i = 0; i < kTiles.size(); ++i)
     try_tile(q.m < kMinRowsOfTallTiles ? kTiles[kTiles.size() - 1 - i] : kTiles[i]);
-  if (q.smem_unbound)  // Blackwell: the CTA-pair tiles as well
+  if (q.pair_tiles)  // Blackwell: the CTA-pair tiles as well
     for (const GemmTile& t : kBlackwellPairTiles) try_tile(t);
-  return make_plan(q, setup(q, *best_tile, occupancy(gpu, *best_tile)), best_split, best);
+  return make_plan(q, setup(q, *best_tile, occupancy(gpu, *best_tile)), best_split, best, best_stream_k);
 }
 
 std::vector<GemmPlan> gemm_candidate_plans(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m,
-                                           double n, double k, double batch) {
-  const Problem q = make_problem(gpu, p, dtype, m, n, k, batch);
+                                           double n, double k, double batch, GemmRecipe recipe) {
+  const Problem q = make_problem(gpu, p, dtype, m, n, k, batch, recipe);
   std::vector<GemmPlan> plans;
   auto add_tile = [&](const GemmTile& t) {
     const double occ = occupancy(gpu, t);
@@ -270,20 +315,21 @@ std::vector<GemmPlan> gemm_candidate_plans(const hw::GpuSpec& gpu, const KernelP
     const double output_tiles = s.tm * s.tn * q.batch;
     const int fill_slots = static_cast<int>(std::min(std::ceil(s.slots / output_tiles), kMaxSplit));
     for (int split = 1; split <= std::max(1, fill_slots); ++split) plans.push_back(make_plan(q, s, split, with_split(q, s, split)));
+    if (q.stream_k) plans.push_back(make_plan(q, s, 1, with_split(q, s, 1, true), true));
   };
   for (const GemmTile& t : kTiles) add_tile(t);
-  if (q.smem_unbound)
+  if (q.pair_tiles)
     for (const GemmTile& t : kBlackwellPairTiles) add_tile(t);
   return plans;
 }
 
 KernelCost gemm_time(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
-                     double batch) {
+                     double batch, GemmRecipe recipe) {
   if (gpu.host_cpu) {  // a CPU device: the CPU GEMM model (models/cpu/cpu_kernels.hpp)
     const hw::CpuSpec& cpu = *gpu.host_cpu;
     return cpu_gemm_kernel(cpu, cpu_params_or_defaults(cpu, p.cpu), dtype, m, n, k, batch);
   }
-  return gemm_plan(gpu, p, dtype, m, n, k, batch).cost;
+  return gemm_plan(gpu, p, dtype, m, n, k, batch, recipe).cost;
 }
 
 }  // namespace exasim::models

@@ -30,6 +30,7 @@
 
 #include "hw/dtype.hpp"
 #include "hw/gpu_spec.hpp"
+#include "models/kernel/gemm_recipe.hpp"
 #include "models/kernel/kernel_cost.hpp"
 #include "models/kernel/kernel_params.hpp"
 
@@ -55,6 +56,7 @@ std::span<const GemmTile> gemm_tile_candidates();
 struct GemmPlan {
   GemmTile tile;
   int split_k = 1;
+  bool stream_k = false;   // Stream-K: persistent CTAs share the K iterations evenly (Hopper, Blackwell)
   double tiles = 0;        // CTAs launched (incl. batch and splits)
   double waves = 0;        // ceil(tiles / (SMs x CTAs per SM))
   double ctas_per_sm = 0;  // occupancy of this tile
@@ -63,16 +65,18 @@ struct GemmPlan {
 
 // The best plan over the candidate tiles and split-K factors.
 GemmPlan gemm_plan(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
-                   double batch = 1);
+                   double batch = 1, GemmRecipe recipe = GemmRecipe::kDense);
 // Every plan the search could weigh: each candidate tile that fits on an SM (the Blackwell
 // CTA-pair tiles too), with split-K 1 up to the factor that fills every CTA slot, and without
 // the heuristic's rule on short tiles. For reports of how much the tile choice decides (the
 // plan closest to a measured time bounds what a better tile heuristic could gain).
 std::vector<GemmPlan> gemm_candidate_plans(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m,
-                                           double n, double k, double batch = 1);
+                                           double n, double k, double batch = 1,
+                                           GemmRecipe recipe = GemmRecipe::kDense);
 // One tile and split-K factor, for tests and reports. cost.time_s is infinite when the tile
 // does not fit on an SM.
 GemmPlan gemm_plan_with(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
-                        double batch, const GemmTile& tile, int split_k);
+                        double batch, const GemmTile& tile, int split_k,
+                        GemmRecipe recipe = GemmRecipe::kDense);
 
 }  // namespace exasim::models

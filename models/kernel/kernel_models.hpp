@@ -12,6 +12,7 @@
 
 #include "hw/dtype.hpp"
 #include "hw/gpu_spec.hpp"
+#include "models/kernel/gemm_recipe.hpp"
 #include "models/kernel/kernel_cost.hpp"
 #include "models/kernel/kernel_params.hpp"
 #include "models/kernel/memory_op.hpp"
@@ -22,8 +23,10 @@ namespace exasim::models {
 // in one launch). Operands and output in `dtype` (fp32 accumulation). For a linear layer over
 // T tokens: m = T, n = output features, k = input features. Decode (m = 1..64) comes out
 // HBM-bound on the weight bytes; large training GEMMs come out matrix-bound.
+// `recipe`: how the operands are stored and scaled (gemm_recipe.hpp); 8- and 4-bit GEMMs write
+// 16-bit results.
 KernelCost gemm_time(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
-                     double batch = 1);
+                     double batch = 1, GemmRecipe recipe = GemmRecipe::kDense);
 
 // Attention over `batch` sequences. Prefill/training: every sequence has seq_q new query tokens
 // attending to seq_kv key/value tokens (seq_kv = seq_q for training and full prefill; past +
@@ -59,6 +62,12 @@ struct DecodeShape {
   double block_tokens = 16; // paged-KV block size (vLLM default 16)
 };
 KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const DecodeShape& s);
+
+// The input cast of a low-precision GEMM op (gemm_recipe.hpp InputCast): the [rows, cols] 16-bit
+// input read (twice for a dynamic per-tensor scale) and written in `to`, with its scales.
+// kNone costs nothing.
+KernelCost input_cast(const hw::GpuSpec& gpu, const KernelParams& p, InputCast cast, DType to, double rows,
+                      double cols);
 
 // Memory-bound kernels: MemoryOp and its names are in memory_op.hpp.
 

@@ -123,10 +123,19 @@ std::vector<NamedParam> named_params(KernelParams& p) {
   std::vector<NamedParam> out = {
       {"matrix_efficiency", &p.matrix_efficiency, "fraction", ParamKind::kFraction},
       {"matrix_efficiency_fp8", &p.matrix_efficiency_fp8, "fraction", ParamKind::kFraction},
+      {"matrix_efficiency_fp4", &p.matrix_efficiency_fp4, "fraction", ParamKind::kFraction},
+      {"matrix_efficiency_int8", &p.matrix_efficiency_int8, "fraction", ParamKind::kFraction},
+      {"matrix_efficiency_block_fp8", &p.matrix_efficiency_block_fp8, "fraction", ParamKind::kFraction},
+      {"matrix_efficiency_weight_only", &p.matrix_efficiency_weight_only, "fraction", ParamKind::kFraction},
       {"vector_efficiency", &p.vector_efficiency, "fraction", ParamKind::kFraction},
       {"hbm_efficiency", &p.hbm_efficiency, "fraction", ParamKind::kFraction},
       {"l2_efficiency", &p.l2_efficiency, "fraction", ParamKind::kFraction},
       {"launch_overhead", &p.launch_overhead_s, "s", ParamKind::kTime},
+      {"host_launch_overhead", &p.host_launch_overhead_s, "s", ParamKind::kTime},
+      {"smem_operand_mma", &p.smem_operand_mma, "switch", ParamKind::kSwitch},
+      {"stream_k", &p.stream_k, "switch", ParamKind::kSwitch},
+      {"narrow_output_16bit", &p.narrow_output_16bit, "switch", ParamKind::kSwitch},
+      {"weight_only_overhead", &p.weight_only_overhead_s, "s", ParamKind::kTime},
       {"tile_overhead", &p.tile_overhead_s, "s", ParamKind::kTime},
       {"loaded_latency_factor", &p.loaded_latency_factor, "x", ParamKind::kFactor},
       {"sustained_clock_fraction", &p.sustained_clock_fraction, "fraction", ParamKind::kFraction},
@@ -135,6 +144,9 @@ std::vector<NamedParam> named_params(KernelParams& p) {
       {"attention_backward_efficiency", &p.attention_backward_efficiency, "fraction", ParamKind::kFraction},
       {"memory_op_efficiency", &p.memory_op_efficiency, "fraction", ParamKind::kFraction},
       {"memory_op_overhead", &p.memory_op_overhead_s, "s", ParamKind::kTime}};
+  for (int i = 0; i < kInputCastKinds; ++i)
+    out.push_back({"cast_overhead." + std::string(input_cast_name(static_cast<InputCast>(i + 1))),
+                   &p.cast_overhead_s[static_cast<std::size_t>(i)], "s", ParamKind::kTime});
   for (std::size_t i = 0; i < kMemoryOpCount; ++i) {
     const auto op = static_cast<MemoryOp>(i);
     out.push_back({"memory_op_efficiency." + std::string(memory_op_name(op)), &p.memory_op_efficiency_by_op[i],

@@ -96,6 +96,20 @@ KernelCost streaming_kernel(const hw::GpuSpec& gpu, const KernelParams& p, doubl
                                std::min(bytes, kStreamBytesPerCta), p.memory_op_efficiency, p.memory_op_overhead_s);
 }
 
+KernelCost input_cast(const hw::GpuSpec& gpu, const KernelParams& p, InputCast cast, DType to, double rows,
+                      double cols) {
+  if (cast == InputCast::kNone) return {};
+  const double x = std::max(0.0, rows) * std::max(0.0, cols);
+  // fp32 scales: one per 16 values for fp4 (NVFP4 stores e4m3 ones, counted at 1 B), per 128
+  // for 8-bit group casts; one per tensor otherwise.
+  const double scales = cast != InputCast::kPerGroup ? 4.0 : to == DType::kFp4 ? x / 16 : x / 128 * 4;
+  const double reads = cast == InputCast::kPerTensor ? 2 : 1;
+  const double bytes = x * (2 * reads + dtype_bytes(to)) + scales;
+  const double overhead = p.cast_overhead_s[static_cast<std::size_t>(cast) - 1];
+  return streaming_kernel_ctas(gpu, p, bytes, 3 * x, std::ceil(bytes / kStreamBytesPerCta),
+                               std::min(bytes, kStreamBytesPerCta), p.memory_op_efficiency, overhead);
+}
+
 KernelCost memory_op(const hw::GpuSpec& gpu, const KernelParams& p, MemoryOp op, DType dtype, double rows,
                      double cols) {
   const MemoryTraffic t = memory_op_traffic(op, dtype, rows, cols);

@@ -1,0 +1,109 @@
+#include "models/calibration/aic_gemm_table.hpp"
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <fstream>
+
+#include "hw/error.hpp"
+#include "models/calibration/csv_rows.hpp"
+
+namespace exasim::models {
+
+namespace {
+
+struct GemmFormat {
+  const char* name;  // as the table spells gemm_dtype
+  DType dtype;
+  GemmRecipe recipe;
+  InputCast cast;    // the op's cast of its bf16 input (TensorRT-LLM's quantized linear layers)
+};
+
+constexpr std::array<GemmFormat, 9> kFormats = {{
+    {"bfloat16", DType::kBf16, GemmRecipe::kDense, InputCast::kNone},
+    {"float16", DType::kFp16, GemmRecipe::kDense, InputCast::kNone},
+    {"fp8", DType::kFp8, GemmRecipe::kDense, InputCast::kPerTensor},
+    {"fp8_static", DType::kFp8, GemmRecipe::kDense, InputCast::kStatic},
+    {"fp8_block", DType::kFp8, GemmRecipe::kBlockScaled, InputCast::kPerGroup},
+    {"nvfp4", DType::kFp4, GemmRecipe::kDense, InputCast::kPerGroup},
+    {"sq", DType::kInt8, GemmRecipe::kDense, InputCast::kPerGroup},
+    {"int8_wo", DType::kInt8, GemmRecipe::kWeightOnly, InputCast::kNone},
+    {"int4_wo", DType::kInt4, GemmRecipe::kWeightOnly, InputCast::kNone},
+}};
+
+const GemmFormat& format_of(const CsvRows& r) {
+  const std::string& name = r.text("gemm_dtype");
+  for (const GemmFormat& f : kFormats)
+    if (name == f.name) return f;
+  std::string known;
+  for (const GemmFormat& f : kFormats) known += (known.empty() ? "" : ", ") + std::string(f.name);
+  throw ConfigError("unknown gemm_dtype \"" + name + "\"", {r.path(), r.line(), "gemm_dtype"}, "known: " + known);
+}
+
+// The GPU folder (".../kernels-aic/h100_sxm/gemm_perf.csv" -> "h100_sxm").
+std::string folder_of(const std::string& path) {
+  return std::filesystem::absolute(path).parent_path().filename().string();
+}
+
+}  // namespace
+
+AicGemmTable read_aic_gemm_table(const std::string& path) {
+  CsvRows rows(path, {"gemm_dtype", "m", "n", "k", "latency"}, "AIConfigurator gemm_perf.csv table");
+  const std::string source = folder_of(path);
+  AicGemmTable out;
+  while (rows.next()) {
+    const GemmFormat& f = format_of(rows);
+    KernelSample s;
+    s.kind = SampleKind::kGemm;
+    s.op = f.name;
+    s.source = source;
+    s.line = rows.line();
+    s.dtype = f.dtype;
+    s.recipe = f.recipe;
+    s.cast = f.cast;
+    s.timing = SampleTiming::kKernel;
+    s.m = rows.number("m"), s.n = rows.number("n"), s.k = rows.number("k");
+    for (const char* dim : {"m", "n", "k"})
+      if (rows.number(dim) < 0)
+        throw ConfigError(std::string("negative ") + dim, {path, rows.line(), dim}, "GEMM dimensions are >= 0");
+    const double ms = rows.number("latency");
+    if (!(ms > 0)) throw ConfigError("latency must be positive", {path, rows.line(), "latency"}, "fix or drop the row");
+    s.time_s = ms * 1e-3;
+    if (rows.has_column("power")) {
+      const double w = rows.number("power");
+      if (!(w > 0)) throw ConfigError("power must be positive", {path, rows.line(), "power"}, "in watts; fix or drop the row");
+      s.power_w = w;
+    }
+    s.tokens = s.m;
+    if (s.m == 0 || s.n == 0 || s.k == 0) {
+      ++out.empty_rows;
+      continue;
+    }
+    out.samples.push_back(s);
+  }
+  return out;
+}
+
+std::string aic_table_gpu(const std::string& path) {
+  const std::string folder = folder_of(path);
+  // shared/data/kernels-aic/MANIFEST.tsv names each folder's device.
+  if (folder == "a100_sxm") return "A100-SXM4-80GB";  // NVIDIA A100-SXM4-80GB
+  if (folder == "h100_sxm") return "H100-SXM5-80GB";  // NVIDIA H100 80GB HBM3
+  if (folder == "h200_sxm") return "H200-SXM-141GB";  // NVIDIA H200
+  if (folder == "b200_sxm") return "B200";
+  if (folder == "gb200") return "GB200";
+  if (folder == "l40s") return "L40S";
+  return {};
+}
+
+bool is_aic_gemm_table(const std::string& path) {
+  if (!path.ends_with(".csv")) return false;
+  std::ifstream in(path);
+  std::string header;
+  if (!in || !std::getline(in, header)) return false;
+  const std::vector<std::string> cols = split_csv(header);
+  auto has = [&](const char* c) { return std::find(cols.begin(), cols.end(), c) != cols.end(); };
+  return has("gemm_dtype") && has("m") && has("n") && has("k") && has("latency");
+}
+
+}  // namespace exasim::models

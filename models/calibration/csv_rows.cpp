@@ -1,0 +1,66 @@
+#include "models/calibration/csv_rows.hpp"
+
+#include <charconv>
+#include <sstream>
+
+#include "hw/error.hpp"
+
+namespace exasim::models {
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, ',')) {
+    if (!cell.empty() && cell.back() == '\r') cell.pop_back();
+    out.push_back(cell);
+  }
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+
+CsvRows::CsvRows(const std::string& path, const std::vector<std::string>& required, const std::string& what)
+    : path_(path), what_(what), in_(path) {
+  if (!in_) throw IoError("cannot read " + what, {path, 0, ""}, "check the path");
+  std::string header;
+  if (!std::getline(in_, header)) throw ConfigError("empty file", {path, 1, ""}, "expected a CSV header (" + what + ")");
+  const std::vector<std::string> names = split_csv(header);
+  for (std::size_t i = 0; i < names.size(); ++i) columns_[names[i]] = i;
+  for (const std::string& r : required)
+    if (!columns_.contains(r))
+      throw ConfigError("missing column \"" + r + "\"", {path, 1, r}, "expected a " + what);
+}
+
+bool CsvRows::next() {
+  std::string row;
+  while (std::getline(in_, row)) {
+    ++line_;
+    if (row.empty() || row == "\r") continue;
+    cells_ = split_csv(row);
+    return true;
+  }
+  return false;
+}
+
+const std::string* CsvRows::cell(const std::string& name) const {
+  auto it = columns_.find(name);
+  if (it == columns_.end() || it->second >= cells_.size()) return nullptr;
+  return &cells_[it->second];
+}
+
+const std::string& CsvRows::text(const std::string& name) const {
+  const std::string* c = cell(name);
+  if (!c) throw ConfigError("missing column \"" + name + "\"", {path_, line_, name}, "is this a " + what_ + "?");
+  return *c;
+}
+
+double CsvRows::number(const std::string& name) const {
+  const std::string& c = text(name);
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(c.data(), c.data() + c.size(), v);
+  if (c.empty() || ec != std::errc() || ptr != c.data() + c.size())
+    throw ConfigError("\"" + c + "\" is not a number", {path_, line_, name}, "fix or drop the row");
+  return v;
+}
+
+}  // namespace exasim::models

@@ -1,0 +1,40 @@
+#pragma once
+// Rows of a measured-data CSV table (Vidur op tables, AIConfigurator kernel tables): cells by
+// column name, numbers parsed strictly, every problem reported with the file, line and column.
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace exasim::models {
+
+std::vector<std::string> split_csv(const std::string& line);
+
+class CsvRows {
+ public:
+  // Opens `path` and reads its header. Throws IoError when it cannot be read, ConfigError when
+  // it is empty or misses one of `required` (`what` names the table kind for the hint).
+  CsvRows(const std::string& path, const std::vector<std::string>& required, const std::string& what);
+
+  // The next non-empty row; false at the end of the file.
+  bool next();
+
+  int line() const { return line_; }
+  const std::string& path() const { return path_; }
+  bool has_column(const std::string& name) const { return columns_.contains(name); }
+  // The cell in column `name` of this row; null when the column is absent or the row short.
+  const std::string* cell(const std::string& name) const;
+  // The cell as a number; throws ConfigError naming the file, line and column otherwise.
+  double number(const std::string& name) const;
+  // A cell that must be present (throws ConfigError when the column or the cell is missing).
+  const std::string& text(const std::string& name) const;
+
+ private:
+  std::string path_, what_;
+  std::ifstream in_;
+  std::map<std::string, std::size_t> columns_;
+  std::vector<std::string> cells_;
+  int line_ = 1;
+};
+
+}  // namespace exasim::models

@@ -1,0 +1,212 @@
+// NVIDIA AIConfigurator GEMM tables (kernels-aic): the reader on a committed slice and on malformed
+// tables, the split that holds out whole (n, k) shapes, the GEMM formats and the input casts the
+// table's ops run, fitted back from data the model generated, and leave-one-GPU-out on two GPUs
+// generated from one parameter set.
+#include <doctest/doctest.h>
+
+#include "approx.hpp"
+
+#include <set>
+#include <utility>
+
+#include "hw/error.hpp"
+#include "kernel_test_gpus.hpp"
+#include "models/calibration/aic_gemm_table.hpp"
+#include "models/calibration/kernel_calibration.hpp"
+#include "models/calibration/leave_one_gpu_out.hpp"
+
+using namespace exasim;
+using namespace exasim::models;
+using exasim::testing::approx;
+using exasim::testing::catalog_gpu;
+
+namespace {
+
+const std::string kData = std::string(EXASIM_TEST_DATA) + "/kernels-aic";
+
+// Samples of the table's formats on shapes from decode to training, timed by the model.
+std::vector<KernelSample> synthetic_formats(const hw::GpuSpec& gpu, const KernelParams& truth, const std::string& source) {
+  struct Format {
+    const char* op;
+    DType dtype;
+    GemmRecipe recipe;
+    InputCast cast;
+  };
+  const Format formats[] = {{"bfloat16", DType::kBf16, GemmRecipe::kDense, InputCast::kNone},
+                            {"fp8", DType::kFp8, GemmRecipe::kDense, InputCast::kPerTensor},
+                            {"fp8_block", DType::kFp8, GemmRecipe::kBlockScaled, InputCast::kPerGroup}};
+  std::vector<KernelSample> out;
+  for (const Format& f : formats)
+    for (double m : {1.0, 32.0, 256.0, 1024.0, 4096.0})
+      for (double n : {1024.0, 4096.0, 16384.0})
+        for (double k : {1024.0, 8192.0}) {
+          KernelSample s;
+          s.kind = SampleKind::kGemm, s.op = f.op, s.source = source, s.m = m, s.n = n, s.k = k, s.tokens = m;
+          s.dtype = f.dtype, s.recipe = f.recipe, s.cast = f.cast, s.timing = SampleTiming::kKernel;
+          s.time_s = predict_sample(gpu, truth, s);
+          out.push_back(s);
+        }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("AIConfigurator GEMM table: formats, casts, kernel timing, empty calls left out") {
+  const std::string path = kData + "/h100_sxm/gemm_perf.csv";
+  REQUIRE(is_aic_gemm_table(path));
+  CHECK_FALSE(is_aic_gemm_table(std::string(EXASIM_TEST_DATA) + "/vidur/a100_meta-llama_llama-2-7b-hf_ops.csv"));
+  CHECK(aic_table_gpu(path) == "H100-SXM5-80GB");
+  const AicGemmTable t = read_aic_gemm_table(path);
+  CHECK(t.empty_rows == 2);  // the m = 0 rows of bfloat16 and fp8_block
+  REQUIRE(t.samples.size() == 18);
+  const KernelSample& first = t.samples.front();  // bfloat16,4096,4096,4096,0.1800554593404134
+  CHECK(first.op == "bfloat16");
+  CHECK(first.dtype == DType::kBf16);
+  CHECK(first.recipe == GemmRecipe::kDense);
+  CHECK(first.cast == InputCast::kNone);
+  CHECK(first.timing == SampleTiming::kKernel);
+  CHECK(first.source == "h100_sxm");
+  CHECK(first.line == 2);
+  CHECK(first.m == 4096);
+  CHECK(first.time_s == approx(180.0554593404134e-6).epsilon(1e-12));
+  CHECK(t.samples[1].cast == InputCast::kPerTensor);  // fp8: dynamic per-tensor scale
+  CHECK(t.samples[2].recipe == GemmRecipe::kBlockScaled);
+  CHECK(t.samples[2].cast == InputCast::kPerGroup);
+}
+
+TEST_CASE("AIConfigurator GEMM table: a malformed row is refused with its file, line and column") {
+  auto error_of = [](const std::string& file) {
+    try {
+      read_aic_gemm_table(kData + "/bad/" + file);
+    } catch (const ConfigError& e) {
+      return std::make_pair(e.where().line, e.where().key + ": " + e.what() + " (" + e.hint() + ")");
+    }
+    return std::make_pair(-1, std::string());
+  };
+  const auto not_number = error_of("gemm_perf.csv");
+  CHECK(not_number.first == 3);
+  CHECK(not_number.second == "k: \"x4096\" is not a number (fix or drop the row)");
+  const auto unknown = error_of("unknown_dtype.csv");
+  CHECK(unknown.first == 3);
+  CHECK(unknown.second.find("unknown gemm_dtype \"fp6\"") != std::string::npos);
+  CHECK(unknown.second.find("nvfp4") != std::string::npos);  // the known ones are listed
+  const auto missing = error_of("missing_k.csv");
+  CHECK(missing.first == 1);
+  CHECK(missing.second.find("missing column \"k\"") != std::string::npos);
+  CHECK_THROWS_AS(read_aic_gemm_table(kData + "/bad/absent.csv"), IoError);
+}
+
+TEST_CASE("shape split: whole (n, k) pairs are held out, the same for every m and dtype, at the fraction asked") {
+  int held = 0, total = 0;
+  for (double n = 32; n <= 65536; n *= 2)
+    for (double k = 32; k <= 65536; k *= 2) {
+      ++total;
+      held += shape_held_out(n, k, 0.25, 1) ? 1 : 0;
+      CHECK(shape_held_out(n, k, 0.25, 1) == shape_held_out(n, k, 0.25, 1));
+      CHECK_FALSE(shape_held_out(n, k, 0.0, 1));
+    }
+  CHECK(held > total / 8);  // 0.25 of 121 pairs: not none, not all
+  CHECK(held < total / 2);
+  // A calibration with the split never fits a held-out pair, whatever its m.
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  KernelCalibrationOptions o;
+  o.held_out_shapes = 0.5;
+  o.fit.samples = 0, o.fit.local_fits = 1, o.fit.robust_rounds = 0;
+  const KernelCalibration c = calibrate_kernels(h100, read_aic_gemm_table(kData + "/h100_sxm/gemm_perf.csv").samples, o);
+  std::set<std::pair<double, double>> fitted, held_out;
+  for (const auto& s : c.fit_set) fitted.insert({s.n, s.k});
+  for (const auto& s : c.held_out) held_out.insert({s.n, s.k});
+  for (const auto& nk : held_out) CHECK_FALSE(fitted.contains(nk));
+  CHECK(c.fit_set.size() + c.held_out.size() == 18);
+}
+
+TEST_CASE("input casts: bytes by hand, a dynamic per-tensor scale reads the input twice") {
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  KernelParams p = KernelParams::defaults_for(h100);
+  const double rows = 8192, cols = 8192, x = rows * cols;
+  const KernelCost stat = input_cast(h100, p, InputCast::kStatic, DType::kFp8, rows, cols);
+  const KernelCost tensor = input_cast(h100, p, InputCast::kPerTensor, DType::kFp8, rows, cols);
+  const KernelCost group = input_cast(h100, p, InputCast::kPerGroup, DType::kFp8, rows, cols);
+  const KernelCost fp4 = input_cast(h100, p, InputCast::kPerGroup, DType::kFp4, rows, cols);
+  CHECK(stat.bytes == approx(x * (2 + 1) + 4));
+  CHECK(tensor.bytes == approx(x * (2 * 2 + 1) + 4));
+  CHECK(group.bytes == approx(x * (2 + 1) + x / 128 * 4));
+  CHECK(fp4.bytes == approx(x * (2 + 0.5) + x / 16));
+  CHECK(input_cast(h100, p, InputCast::kNone, DType::kFp8, rows, cols).time_s == 0);
+  // 201 MB at the memory ops' bandwidth, plus the kind's fixed cost.
+  CHECK(stat.time_s == approx(stat.bytes / (h100.hbm_bandwidth * p.memory_op_efficiency) + p.cast_overhead_s[0]).epsilon(0.01));
+}
+
+TEST_CASE("GEMM formats: fp8 writes 16-bit results, weight-only reads narrow weights on the 16-bit path") {
+  const hw::GpuSpec a100 = catalog_gpu("A100-SXM4-80GB");
+  KernelParams p = KernelParams::defaults_for(a100);
+  // Decode: weight bytes decide. int4 weights (+ a 16-bit scale per 128) against bf16 ones.
+  const double n = 8192, k = 8192;
+  const KernelCost bf16 = gemm_time(a100, p, DType::kBf16, 1, n, k);
+  const KernelCost int4 = gemm_time(a100, p, DType::kInt4, 1, n, k, 1, GemmRecipe::kWeightOnly);
+  CHECK(int4.bytes == approx(k * 2 + k * n * (0.5 + 2.0 / 128) + n * 2));  // weight-only: 16-bit out always
+  CHECK(bf16.bytes == approx((k + k * n + n) * 2));
+  CHECK(int4.time_s < 0.5 * bf16.time_s);
+  // Large: weight-only runs the 16-bit MMAs, so it is no faster than bf16 there; SmoothQuant's
+  // int8 MMA is.
+  const double big = 8192;
+  CHECK(gemm_time(a100, p, DType::kInt8, big, n, k, 1, GemmRecipe::kWeightOnly).time_s >=
+        0.95 * gemm_time(a100, p, DType::kBf16, big, n, k).time_s);
+  CHECK(gemm_time(a100, p, DType::kInt8, big, n, k).time_s < 0.7 * gemm_time(a100, p, DType::kBf16, big, n, k).time_s);
+  // fp8 output: 2 bytes per element where the switch says so (the kernels-aic calibrations).
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  CHECK(gemm_time(h100, p, DType::kFp8, 4096, 4096, 4096).bytes == approx(4096.0 * 4096 * (1 + 1 + 1)));
+  p.narrow_output_16bit = 1;
+  CHECK(gemm_time(h100, p, DType::kFp8, 4096, 4096, 4096).bytes == approx(4096.0 * 4096 * (1 + 1 + 2)));
+}
+
+TEST_CASE("kernel fit: recovers the formats' efficiencies and the casts' fixed costs from data the model generated") {
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  KernelParams truth = KernelParams::defaults_for(h100);
+  truth.matrix_efficiency = 0.84, truth.matrix_efficiency_fp8 = 0.66, truth.matrix_efficiency_block_fp8 = 0.52;
+  truth.cast_overhead_s = {2e-6, 11e-6, 3e-6};
+  // The libraries' behaviours, as calibrate_kernels sets them: without smem_operand_mma a 16-bit
+  // Hopper main loop is bound by fragment reads from shared memory, and its matrix efficiency
+  // cannot be seen in its times at all.
+  truth.smem_operand_mma = truth.stream_k = truth.narrow_output_16bit = 1;
+  const std::vector<KernelSample> samples = synthetic_formats(h100, truth, "synthetic");
+  const std::vector<std::string> names = gemm_parameters_for(samples);
+  CHECK(std::find(names.begin(), names.end(), "matrix_efficiency_block_fp8") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "cast_overhead.per_tensor") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "cast_overhead.static") == names.end());  // no static cast here
+  KernelParams start = KernelParams::defaults_for(h100);
+  resolve_format_efficiencies(start);
+  start.smem_operand_mma = start.stream_k = start.narrow_output_16bit = 1;
+  KernelFitOptions o;
+  o.samples = 24, o.local_fits = 8;
+  const KernelFit fit = fit_kernel_params(start,
+                                          {"matrix_efficiency", "matrix_efficiency_fp8", "matrix_efficiency_block_fp8",
+                                           "cast_overhead.per_tensor", "cast_overhead.per_group"},
+                                          samples, tile_model_predictor(h100), o);
+  CHECK(fit.mean_abs_error < 0.01);
+  CHECK(fit.params.matrix_efficiency == approx(0.84).epsilon(0.02));
+  CHECK(fit.params.matrix_efficiency_fp8 == approx(0.66).epsilon(0.02));
+  CHECK(fit.params.matrix_efficiency_block_fp8 == approx(0.52).epsilon(0.02));
+  CHECK(fit.params.cast_overhead_s[1] == approx(11e-6).epsilon(0.05));
+  CHECK(fit.params.cast_overhead_s[2] == approx(3e-6).epsilon(0.1));
+}
+
+TEST_CASE("leave one GPU out: two GPUs generated from one parameter set predict each other") {
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB"), h200 = catalog_gpu("H200-SXM-141GB");
+  KernelParams truth = KernelParams::defaults_for(h100);
+  truth.matrix_efficiency = 0.84, truth.matrix_efficiency_fp8 = 0.66, truth.matrix_efficiency_block_fp8 = 0.52;
+  truth.hbm_efficiency = 0.82;
+  std::vector<MeasuredGpu> gpus = {{h100, synthetic_formats(h100, truth, "h100")},
+                                   {h200, synthetic_formats(h200, truth, "h200")}};
+  LeaveOneOutOptions o;
+  o.fit.samples = 8, o.fit.local_fits = 3, o.fit.robust_rounds = 1;
+  const std::vector<LeftOutGpu> r = leave_one_gpu_out(gpus, KernelParams::microbenchmark_defaults(h100), o);
+  REQUIRE(r.size() == 2);
+  for (const LeftOutGpu& g : r) {
+    CAPTURE(g.gpu);
+    CHECK(g.mean_abs_error < 0.03);  // H200 differs from H100 in HBM only: its datasheet carries that
+    CHECK(accuracy_row(g.by_roofline, "all").mae.back() > 5 * g.mean_abs_error);
+  }
+  gpus.pop_back();
+  CHECK_THROWS_AS(leave_one_gpu_out(gpus, truth, o), ConfigError);
+}
