@@ -5,6 +5,8 @@
 //   profile    exasim-bench profile (JSON): CPU models (calibrate_cpu.cpp) and GPU kernel models
 //   aic-gemm   AIConfigurator GEMM tables (kernels-aic/<gpu>/gemm_perf.csv): the GEMM model, kernel
 //              times; whole (n, k) shapes held out (--held-out-shapes)
+//   aic-nccl   AIConfigurator NCCL tables (kernels-aic/<gpu>/nccl_perf.csv): the node fabric's
+//              collective parameters (calibrate_collective.cpp); whole message sizes held out
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -17,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "apps/cli/calibrate_collective.hpp"
 #include "apps/cli/calibrate_cpu.hpp"
 #include "apps/cli/commands.hpp"
 #include "apps/cli/table.hpp"
@@ -25,6 +28,7 @@
 #include "hw/profile/profile.hpp"
 #include "hw/units.hpp"
 #include "models/calibration/aic_gemm_table.hpp"
+#include "models/calibration/aic_nccl_table.hpp"
 #include "models/calibration/calibration_file.hpp"
 #include "models/calibration/kernel_calibration.hpp"
 #include "models/calibration/leave_one_gpu_out.hpp"
@@ -49,8 +53,9 @@ struct CalibrateOptions {
   int starts = 64;     // Latin-hypercube starting points of the fit
   std::string residuals;  // CSV of every sample's measured and predicted time (empty: none)
   double held_out_shapes = -1;  // fraction of (n, k) shapes held out; < 0: the format's default
-  bool leave_one_gpu_out = false;
-  bool library_behaviours = false;  // aic-gemm: the kernel-library switches on (KernelParams)  // aic-gemm: fit on all tables but one, predict that one
+  bool leave_one_gpu_out = false;   // aic-gemm: fit on all tables but one, predict that one
+  bool library_behaviours = false;  // aic-gemm: the kernel-library switches on (KernelParams)
+  std::string node;                 // aic-nccl: the catalog node measured (default: from the folder)
   long max_fit = -1;            // GEMMs entering the least-squares fit (0: all; < 0: the format's default)
 };
 
@@ -321,6 +326,18 @@ int run_aic_gemm(const Context& ctx, CalibrateOptions o) {
   return calibrate_gpu(ctx, o, gpu, table.samples, source, lower(gpu) + "-aic.yaml");
 }
 
+// AIConfigurator NCCL tables: one node per call (its folder names the GPU and so the server).
+int run_aic_nccl(const Context& ctx, CalibrateOptions o) {
+  if (o.inputs.size() > 1)
+    throw ConfigError("one NCCL table at a time", {o.inputs[1], 0, ""}, "run exasim calibrate once per node");
+  CollectiveCalibrateRequest r;
+  r.table = o.input, r.node = o.node, r.output = o.output;
+  r.date = o.date.empty() ? today() : o.date;
+  r.held_out_sizes = o.held_out_shapes < 0 ? 0.25 : o.held_out_shapes;
+  r.starts = o.starts == 64 ? 16 : o.starts;  // 64 is the kernel fits' default
+  return calibrate_collective_table(ctx, r, std::cout);
+}
+
 // GEMM measurements of a GPU device in an exasim-bench profile, as samples.
 std::vector<models::KernelSample> profile_gpu_samples(const hw::Profile& profile, const std::string& path) {
   std::vector<models::KernelSample> out;
@@ -382,6 +399,8 @@ constexpr InputFormat kFormats[] = {
      [](const std::string& p) { return ends_with(p, ".json"); }, run_profile},
     {"aic-gemm", "AIConfigurator GEMM table (kernels-aic/<gpu>/gemm_perf.csv): the GEMM model",
      models::is_aic_gemm_table, run_aic_gemm},
+    {"aic-nccl", "AIConfigurator NCCL table (kernels-aic/<gpu>/nccl_perf.csv): the node's collective parameters",
+     models::is_aic_nccl_table, run_aic_nccl},
 };
 
 std::vector<std::string> format_names() {
@@ -406,7 +425,7 @@ int run_calibrate(const Context& ctx, CalibrateOptions o) {
 
 void add_calibrate_command(CLI::App& app, Context& ctx) {
   auto opt = std::make_shared<CalibrateOptions>();
-  CLI::App* cmd = app.add_subcommand("calibrate", "fit model parameters to measurements (Vidur op tables, exasim-bench profiles)");
+  CLI::App* cmd = app.add_subcommand("calibrate", "fit model parameters to measurements (Vidur op tables, exasim-bench profiles, AIConfigurator GEMM and NCCL tables)");
   cmd->add_option("INPUT", opt->inputs, "measurements: Vidur *_ops.csv tables (several), or one PROFILE.json")->required();
   cmd->add_option("--format", opt->format, "input format")->check(CLI::IsMember(format_names()));
   cmd->add_option("--device,--gpu", opt->device,
@@ -420,12 +439,13 @@ void add_calibrate_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--residuals", opt->residuals,
                   "also write every sample's measured and predicted time, tile and split-K to this CSV");
   cmd->add_option("--held-out-shapes", opt->held_out_shapes,
-                  "fraction of GEMM (n, k) shapes held out of the fit and predicted (aic-gemm default 0.25)")
+                  "fraction of GEMM (n, k) shapes (aic-nccl: message sizes) held out of the fit and predicted (default 0.25)")
       ->check(CLI::Range(0.0, 0.9));
   cmd->add_flag("--leave-one-gpu-out", opt->leave_one_gpu_out,
                "aic-gemm with several tables: predict each GPU from parameters fitted on the others");
   cmd->add_option("--max-fit", opt->max_fit, "GEMMs entering the least-squares fit, spread over the fit set (0: all; aic-gemm default 6000)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--node", opt->node, "aic-nccl: catalog node the table was measured on (default: the GPU's server)");
   cmd->add_option("--starts", opt->starts, "starting points sampled before the local fits")->check(CLI::NonNegativeNumber);
   cmd->callback([&ctx, opt] { ctx.handler = [&ctx, opt] { return run_calibrate(ctx, *opt); }; });
 }

@@ -97,13 +97,7 @@ std::string aic_table_gpu(const std::string& path) {
 }
 
 bool is_aic_gemm_table(const std::string& path) {
-  if (!path.ends_with(".csv")) return false;
-  std::ifstream in(path);
-  std::string header;
-  if (!in || !std::getline(in, header)) return false;
-  const std::vector<std::string> cols = split_csv(header);
-  auto has = [&](const char* c) { return std::find(cols.begin(), cols.end(), c) != cols.end(); };
-  return has("gemm_dtype") && has("m") && has("n") && has("k") && has("latency");
+  return csv_has_columns(path, {"gemm_dtype", "m", "n", "k", "latency"});
 }
 
 }  // namespace exasim::models

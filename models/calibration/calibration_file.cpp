@@ -136,8 +136,19 @@ std::string kernel_calibration_yaml(const KernelParams& params, const std::vecto
   return out;
 }
 
-void write_calibration(const std::string& path, const CalibrationHeader& h, const KernelParams& p,
-                       const std::vector<std::string>& names) {
+std::string collective_calibration_yaml(const CollectiveParams& p, const std::vector<std::string>& names) {
+  std::string out = "collective:\n";
+  for (const CollectiveParamSlot& slot : collective_param_slots()) {
+    if (std::find(names.begin(), names.end(), slot.name) == names.end()) continue;
+    const double v = p.*slot.field;
+    out += "  " + std::string(slot.name) + ": " +
+           (slot.kind == CollectiveParamKind::kTime ? number_text(v * 1e6) + " us" : number_text(v)) + "\n";
+  }
+  return out;
+}
+
+void write_calibration_file(const std::string& path, const CalibrationHeader& h, const std::string& comment,
+                            const std::string& sections) {
   std::ofstream out(path);
   if (!out) throw IoError("cannot write calibration file", {path, 0, ""}, "check that the folder exists and is writable");
   auto quoted = [](const std::string& s) {
@@ -145,15 +156,21 @@ void write_calibration(const std::string& path, const CalibrationHeader& h, cons
     for (char c : s) q += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
     return q + "\"";
   };
-  out << "# Kernel-model parameters fitted by `exasim calibrate` (models/calibration/kernel_fit.hpp).\n";
+  out << "# " << comment << "\n";
   out << "gpu: " << h.gpu << "\n";
   out << "date: " << h.date << "\n";
   out << "source: " << quoted(h.source) << "\n";
-  out << kernel_calibration_yaml(p, names);
+  out << sections;
   if (!h.fit.empty()) {
     out << "fit:\n";
     for (const auto& [k, v] : h.fit) out << "  " << k << ": " << quoted(v) << "\n";
   }
+}
+
+void write_calibration(const std::string& path, const CalibrationHeader& h, const KernelParams& p,
+                       const std::vector<std::string>& names) {
+  write_calibration_file(path, h, "Kernel-model parameters fitted by `exasim calibrate` (models/calibration/kernel_fit.hpp).",
+                         kernel_calibration_yaml(p, names));
 }
 
 }  // namespace exasim::models

@@ -75,7 +75,14 @@ struct CalibrationHeader {
 // `defaults` when names is empty), with units. Deterministic: fixed order, fixed precision.
 std::string kernel_calibration_yaml(const KernelParams& p, const std::vector<std::string>& names);
 
-// Writes a whole calibration file. Throws IoError when the file cannot be written.
+// The collective section as YAML text: the `names` given (collective_param_slots()), with units.
+std::string collective_calibration_yaml(const CollectiveParams& p, const std::vector<std::string>& names);
+
+// Writes a whole calibration file: `comment` (one line, what fitted it), the header, then
+// `sections` (YAML text, e.g. kernel_calibration_yaml). Throws IoError when it cannot be written.
+void write_calibration_file(const std::string& path, const CalibrationHeader& header, const std::string& comment,
+                            const std::string& sections);
+// A kernel calibration file (kernel_fit.hpp).
 void write_calibration(const std::string& path, const CalibrationHeader& header, const KernelParams& p,
                        const std::vector<std::string>& names);
 

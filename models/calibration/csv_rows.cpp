@@ -1,5 +1,6 @@
 #include "models/calibration/csv_rows.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <sstream>
 
@@ -61,6 +62,16 @@ double CsvRows::number(const std::string& name) const {
   if (c.empty() || ec != std::errc() || ptr != c.data() + c.size())
     throw ConfigError("\"" + c + "\" is not a number", {path_, line_, name}, "fix or drop the row");
   return v;
+}
+
+bool csv_has_columns(const std::string& path, const std::vector<std::string>& columns) {
+  if (!path.ends_with(".csv")) return false;
+  std::ifstream in(path);
+  std::string header;
+  if (!in || !std::getline(in, header)) return false;
+  const std::vector<std::string> cols = split_csv(header);
+  return std::all_of(columns.begin(), columns.end(),
+                     [&](const std::string& c) { return std::find(cols.begin(), cols.end(), c) != cols.end(); });
 }
 
 }  // namespace exasim::models

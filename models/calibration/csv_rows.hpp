@@ -10,6 +10,9 @@ namespace exasim::models {
 
 std::vector<std::string> split_csv(const std::string& line);
 
+// True when `path` is a .csv file whose header names every one of `columns` (format detection).
+bool csv_has_columns(const std::string& path, const std::vector<std::string>& columns);
+
 class CsvRows {
  public:
   // Opens `path` and reads its header. Throws IoError when it cannot be read, ConfigError when

@@ -1,5 +1,8 @@
 #include "models/collective/collective_params.hpp"
 
+#include <stdexcept>
+#include <string>
+
 namespace exasim::models {
 
 namespace {
@@ -27,37 +30,58 @@ double protocol_bandwidth_fraction(Protocol p) {
   return 1;
 }
 
+const std::vector<CollectiveParamSlot>& collective_param_slots() {
+  using P = CollectiveParams;
+  using K = CollectiveParamKind;
+  // Ranges: efficiencies of a link class from a quarter to all of its datasheet rate; step
+  // latencies from NVLink's ~0.1 us hardware hop to a congested network step; per-call costs
+  // from a bare kernel launch to a Python-timed call.
+  static const std::vector<CollectiveParamSlot> kSlots = {
+      {"intra_efficiency", &P::intra_efficiency, K::kEfficiency, 0.25, 1.0},
+      {"xgmi_efficiency", &P::xgmi_efficiency, K::kEfficiency, 0.25, 1.0},
+      {"pcie_efficiency", &P::pcie_efficiency, K::kEfficiency, 0.25, 1.0},
+      {"inter_efficiency", &P::inter_efficiency, K::kEfficiency, 0.25, 1.0},
+      {"reduction_efficiency", &P::reduction_efficiency, K::kEfficiency, 0.25, 1.0},
+      {"nvls_efficiency", &P::nvls_efficiency, K::kEfficiency, 0.25, 1.0},
+      {"step_overhead", &P::step_overhead_s, K::kTime, 0.1e-6, 30e-6},
+      {"inter_step_overhead", &P::inter_step_overhead_s, K::kTime, 0.5e-6, 30e-6},
+      {"ll_step_overhead", &P::ll_step_overhead_s, K::kTime, 0.05e-6, 10e-6},
+      {"ll_inter_step_overhead", &P::ll_inter_step_overhead_s, K::kTime, 0.5e-6, 30e-6},
+      {"ll128_step_overhead", &P::ll128_step_overhead_s, K::kTime, 0.05e-6, 10e-6},
+      {"ll128_inter_step_overhead", &P::ll128_inter_step_overhead_s, K::kTime, 0.5e-6, 30e-6},
+      {"launch_overhead", &P::launch_overhead_s, K::kTime, 0.5e-6, 60e-6},
+      {"p2p_launch_overhead", &P::p2p_launch_overhead_s, K::kTime, 0.5e-6, 60e-6},
+      {"collective_sms", &P::collective_sms, K::kCount, 0, 160},
+      {"p2p_sms", &P::p2p_sms, K::kCount, 0, 160},
+      {"userbuffers_reduce_scatter_sms", &P::userbuffers_reduce_scatter_sms, K::kCount, 0, 160},
+      {"userbuffers_all_gather_sms", &P::userbuffers_all_gather_sms, K::kCount, 0, 160},
+  };
+  return kSlots;
+}
+
+const CollectiveParamSlot& collective_param_slot(std::string_view name) {
+  for (const CollectiveParamSlot& s : collective_param_slots())
+    if (name == s.name) return s;
+  throw std::out_of_range("no collective parameter " + std::string(name));
+}
+
 void apply_collective_params(CollectiveParams& p, const Node& n) {
-  n.check_keys({"intra_efficiency", "xgmi_efficiency", "pcie_efficiency", "inter_efficiency", "reduction_efficiency", "nvls_efficiency", "step_overhead", "inter_step_overhead",
-                "ll_step_overhead", "ll_inter_step_overhead", "ll128_step_overhead", "ll128_inter_step_overhead",
-                "launch_overhead", "p2p_launch_overhead", "collective_sms", "p2p_sms",
-                "userbuffers_reduce_scatter_sms", "userbuffers_all_gather_sms"});
-  if (n.has("intra_efficiency")) p.intra_efficiency = n["intra_efficiency"].as_efficiency();
-  if (n.has("xgmi_efficiency")) p.xgmi_efficiency = n["xgmi_efficiency"].as_efficiency();
-  if (n.has("pcie_efficiency")) p.pcie_efficiency = n["pcie_efficiency"].as_efficiency();
-  if (n.has("reduction_efficiency")) p.reduction_efficiency = n["reduction_efficiency"].as_efficiency();
-  if (n.has("inter_efficiency")) p.inter_efficiency = n["inter_efficiency"].as_efficiency();
-  if (n.has("nvls_efficiency")) p.nvls_efficiency = n["nvls_efficiency"].as_efficiency();
-  if (n.has("step_overhead")) p.step_overhead_s = n["step_overhead"].as_nonnegative_quantity(Dimension::kTime);
-  if (n.has("inter_step_overhead"))
-    p.inter_step_overhead_s = n["inter_step_overhead"].as_nonnegative_quantity(Dimension::kTime);
-  if (n.has("ll_step_overhead")) p.ll_step_overhead_s = n["ll_step_overhead"].as_nonnegative_quantity(Dimension::kTime);
-  if (n.has("ll_inter_step_overhead"))
-    p.ll_inter_step_overhead_s = n["ll_inter_step_overhead"].as_nonnegative_quantity(Dimension::kTime);
-  if (n.has("ll128_step_overhead"))
-    p.ll128_step_overhead_s = n["ll128_step_overhead"].as_nonnegative_quantity(Dimension::kTime);
-  if (n.has("ll128_inter_step_overhead"))
-    p.ll128_inter_step_overhead_s = n["ll128_inter_step_overhead"].as_nonnegative_quantity(Dimension::kTime);
-  if (n.has("launch_overhead")) p.launch_overhead_s = n["launch_overhead"].as_nonnegative_quantity(Dimension::kTime);
-  if (n.has("p2p_launch_overhead"))
-    p.p2p_launch_overhead_s = n["p2p_launch_overhead"].as_nonnegative_quantity(Dimension::kTime);
-  for (auto [key, field] : {std::pair{"collective_sms", &p.collective_sms}, std::pair{"p2p_sms", &p.p2p_sms},
-                            std::pair{"userbuffers_reduce_scatter_sms", &p.userbuffers_reduce_scatter_sms},
-                            std::pair{"userbuffers_all_gather_sms", &p.userbuffers_all_gather_sms}}) {
-    if (!n.has(key)) continue;
-    const double v = n[key].as_number();
-    if (!(v >= 0)) n[key].fail("an SM count must be >= 0", "the GPU's SMs a communication holds while it runs, e.g. 16");
-    *field = v;
+  std::vector<std::string> keys;
+  for (const CollectiveParamSlot& s : collective_param_slots()) keys.emplace_back(s.name);
+  n.check_keys(keys);
+  for (const CollectiveParamSlot& s : collective_param_slots()) {
+    if (!n.has(s.name)) continue;
+    const Node v = n[s.name];
+    switch (s.kind) {
+      case CollectiveParamKind::kEfficiency: p.*s.field = v.as_efficiency(); break;
+      case CollectiveParamKind::kTime: p.*s.field = v.as_nonnegative_quantity(Dimension::kTime); break;
+      case CollectiveParamKind::kCount: {
+        const double c = v.as_number();
+        if (!(c >= 0)) v.fail("an SM count must be >= 0", "the GPU's SMs a communication holds while it runs, e.g. 16");
+        p.*s.field = c;
+        break;
+      }
+    }
   }
 }
 

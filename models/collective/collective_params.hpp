@@ -12,6 +12,7 @@
 //   p2p_launch_overhead, collective_sms, p2p_sms, userbuffers_reduce_scatter_sms,
 //   userbuffers_all_gather_sms
 #include <string_view>
+#include <vector>
 
 #include "hw/config/node.hpp"
 
@@ -86,6 +87,19 @@ struct CollectiveParams {
     return crosses_nodes ? inter_step_overhead_s : step_overhead_s;
   }
 };
+
+// Every calibratable number of CollectiveParams by its calibration-file key, with its kind and
+// the physical range a fit may move it in (exasim calibrate, sim/net/collective_calibration.hpp).
+enum class CollectiveParamKind { kEfficiency, kTime, kCount };
+struct CollectiveParamSlot {
+  const char* name;
+  double CollectiveParams::*field;
+  CollectiveParamKind kind;
+  double lower, upper;
+};
+const std::vector<CollectiveParamSlot>& collective_param_slots();
+// The slot called `name`; throws std::out_of_range when there is none.
+const CollectiveParamSlot& collective_param_slot(std::string_view name);
 
 // Applies the keys present in `n` (a mapping) on top of `p`. Efficiencies must be in (0, 1].
 void apply_collective_params(CollectiveParams& p, const config::Node& n);

@@ -1,0 +1,119 @@
+#include "apps/cli/calibrate_collective.hpp"
+
+#include <filesystem>
+#include <iostream>
+
+#include "apps/cli/cluster_source.hpp"
+#include "apps/cli/table.hpp"
+#include "hw/catalog.hpp"
+#include "hw/error.hpp"
+#include "hw/units.hpp"
+#include "models/calibration/aic_nccl_table.hpp"
+#include "models/calibration/calibration_file.hpp"
+#include "sim/net/collective_calibration.hpp"
+
+namespace exasim::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The catalog server each kernels-aic folder's GPU was measured in (MANIFEST.tsv names the
+// device; the tables time one node).
+std::string server_of_folder(const std::string& folder) {
+  if (folder == "a100_sxm") return "dgx-a100";
+  if (folder == "h100_sxm") return "dgx-h100";
+  if (folder == "h200_sxm") return "dgx-h200";
+  if (folder == "b200_sxm") return "dgx-b200";
+  if (folder == "gb200") return "gb200-nvl72";
+  if (folder == "l40s") return "pcie-8gpu-l40s";
+  return "";
+}
+
+std::string value_text(const models::CollectiveParams& p, const std::string& name) {
+  const models::CollectiveParamSlot& s = models::collective_param_slot(name);
+  const double v = p.*s.field;
+  return s.kind == models::CollectiveParamKind::kTime ? units::format(v, units::Dimension::kTime, 4) : fmt_fixed(v, 3);
+}
+
+void print_errors(std::ostream& out, const std::string& title, const topologies::Cluster& node,
+                  const models::CollectiveParams& before, const models::CollectiveParams& after,
+                  const std::vector<models::CollectiveSample>& samples) {
+  if (samples.empty()) return;
+  out << "\n" << title << " (" << samples.size() << " calls): mean absolute error by message size\n";
+  std::vector<std::string> headers = {"group", "model"};
+  for (const char* c : sim::kCollectiveSizeClasses) headers.emplace_back(c);
+  Table t(headers);
+  for (std::size_t c = 2; c < headers.size(); ++c) t.set_align_right(c);
+  const auto b = sim::collective_errors(node, before, samples), a = sim::collective_errors(node, after, samples);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    for (const auto* rows : {&b, &a}) {
+      const sim::CollectiveErrorRow& r = (*rows)[i];
+      std::vector<std::string> cells = {rows == &b ? r.group : "", rows == &b ? "default" : "fitted"};
+      for (int c = 0; c < 5; ++c) cells.push_back(r.count[c] ? fmt_percent(r.mean_abs_error[c], 1) : "-");
+      t.add_row(cells);
+    }
+  t.print(out);
+}
+
+}  // namespace
+
+int calibrate_collective_table(const Context& ctx, const CollectiveCalibrateRequest& r, std::ostream& out) {
+  const std::vector<models::CollectiveSample> samples = models::read_aic_nccl_table(r.table);
+  const std::string folder = fs::absolute(r.table).parent_path().filename().string();
+  const std::string node_name = r.node.empty() ? server_of_folder(folder) : r.node;
+  if (node_name.empty())
+    throw ConfigError("cannot tell which server the table was measured in", {r.table, 0, ""},
+                      "give --node NODE (a catalog node: exasim hw list --kind node)");
+  const hw::Catalog catalog = hw::Catalog::load(ctx.configs_dir);
+  const ClusterSource src = load_cluster_source(node_name, 1, catalog);
+  sim::CollectiveFitOptions o;
+  o.held_out_sizes = r.held_out_sizes;
+  o.starts = r.starts;
+  const sim::CollectiveCalibration c = sim::calibrate_collectives(src.cluster, src.collective, samples, o);
+  out << "exasim: " << samples.size() << " collectives read from " << r.table << "; collective parameters of "
+      << node_name << " (" << src.cluster.gpu.name << ", " << src.cluster.intra.name << ") fitted to "
+      << c.fit_set.size() << ", " << c.held_out.size() << " at held-out message sizes predicted without refitting\n\n";
+  Table params({"parameter", "default", "fitted", ""});
+  params.set_align_right(1), params.set_align_right(2);
+  for (const std::string& n : c.fitted_names) {
+    // A value on the edge of its physical range: the data want it further, so another part of
+    // the model is missing or the node is not what the catalog describes.
+    const models::CollectiveParamSlot& slot = models::collective_param_slot(n);
+    const double v = c.fitted.*slot.field;
+    const bool edge = v <= slot.lower * 1.01 || v >= slot.upper * 0.99;
+    params.add_row({n, value_text(src.collective, n), value_text(c.fitted, n), edge ? "at its range's edge" : ""});
+  }
+  params.print(out);
+  print_errors(out, "fit set", src.cluster, src.collective, c.fitted, c.fit_set);
+  print_errors(out, "held out", src.cluster, src.collective, c.fitted, c.held_out);
+
+  models::CalibrationHeader h;
+  h.gpu = src.cluster.gpu.name;
+  h.date = r.date;
+  h.source = "AIConfigurator nccl_perf (ai-dynamo/aiconfigurator 095f58a, shared/data/kernels-aic/" + folder +
+             "/nccl_perf.csv): nccl-tests on one " + node_name +
+             ", calls back to back (GPU time per call, host launch hidden)";
+  h.fit.emplace_back("node", node_name);
+  h.fit.emplace_back("samples", std::to_string(c.fit_set.size()) + " fitted, " + std::to_string(c.held_out.size()) + " held out");
+  h.fit.emplace_back("held_out", "whole message sizes, fraction " + fmt_fixed(r.held_out_sizes, 2) + ", seed 1");
+  for (const sim::CollectiveErrorRow& e : sim::collective_errors(src.cluster, c.fitted, c.held_out)) {
+    if (e.group.find(' ') != std::string::npos) continue;  // per op and overall only
+    std::string text;
+    for (int k = 0; k < 5; ++k)
+      text += (k ? ", " : "") + std::string(sim::kCollectiveSizeClasses[k]) + " " +
+              (e.count[k] ? fmt_percent(e.mean_abs_error[k], 1) : "-");
+    h.fit.emplace_back("held_out_error." + e.group, text);
+  }
+  const std::string path = r.output.empty()
+                               ? (fs::path(ctx.configs_dir) / "calibration" / (node_name + "-aic-nccl.yaml")).string()
+                               : r.output;
+  models::write_calibration_file(path, h,
+                                 "Collective parameters of one node fitted by `exasim calibrate` "
+                                 "(sim/net/collective_calibration.hpp).",
+                                 models::collective_calibration_yaml(c.fitted, c.fitted_names));
+  out << "\nwrote " << fs::absolute(path).string() << "\n";
+  return 0;
+}
+
+}  // namespace exasim::cli

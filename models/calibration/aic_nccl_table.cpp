@@ -1,0 +1,69 @@
+#include "models/calibration/aic_nccl_table.hpp"
+
+#include <array>
+#include <utility>
+
+#include "hw/error.hpp"
+#include "models/calibration/csv_rows.hpp"
+
+namespace exasim::models {
+
+namespace {
+
+constexpr std::array<std::pair<const char*, Collective>, 4> kOps = {{{"all_gather", Collective::kAllGather},
+                                                                     {"all_reduce", Collective::kAllReduce},
+                                                                     {"reduce_scatter", Collective::kReduceScatter},
+                                                                     {"alltoall", Collective::kAllToAll}}};
+// nccl-tests' dtype names (-d) and their bytes.
+constexpr std::array<std::pair<const char*, double>, 8> kDtypes = {{{"half", 2},
+                                                                    {"float16", 2},
+                                                                    {"bfloat16", 2},
+                                                                    {"float", 4},
+                                                                    {"float32", 4},
+                                                                    {"int8", 1},
+                                                                    {"uint8", 1},
+                                                                    {"fp8", 1}}};
+
+template <typename Table>
+auto lookup(const CsvRows& r, const char* column, const Table& table) {
+  const std::string& name = r.text(column);
+  for (const auto& [key, value] : table)
+    if (name == key) return value;
+  std::string known;
+  for (const auto& entry : table) known += (known.empty() ? "" : ", ") + std::string(entry.first);
+  throw ConfigError("unknown " + std::string(column) + " \"" + name + "\"", {r.path(), r.line(), column}, "known: " + known);
+}
+
+}  // namespace
+
+std::vector<CollectiveSample> read_aic_nccl_table(const std::string& path) {
+  CsvRows rows(path, {"op_name", "nccl_dtype", "num_gpus", "message_size", "latency"},
+               "AIConfigurator nccl_perf.csv table");
+  std::vector<CollectiveSample> out;
+  while (rows.next()) {
+    CollectiveSample s;
+    s.op = lookup(rows, "op_name", kOps);
+    s.dtype = rows.text("nccl_dtype");
+    const double element = lookup(rows, "nccl_dtype", kDtypes);
+    const double gpus = rows.number("num_gpus");
+    if (!(gpus >= 2) || gpus != static_cast<int>(gpus))
+      throw ConfigError("num_gpus must be a whole number >= 2", {path, rows.line(), "num_gpus"}, "a collective joins 2 or more GPUs");
+    s.ranks = static_cast<int>(gpus);
+    const double elements = rows.number("message_size");
+    if (!(elements > 0))
+      throw ConfigError("message_size must be positive", {path, rows.line(), "message_size"}, "elements of nccl_dtype per call");
+    s.bytes = elements * element;
+    const double ms = rows.number("latency");
+    if (!(ms > 0)) throw ConfigError("latency must be positive", {path, rows.line(), "latency"}, "in milliseconds; fix or drop the row");
+    s.time_s = ms * 1e-3;
+    s.line = rows.line();
+    out.push_back(s);
+  }
+  return out;
+}
+
+bool is_aic_nccl_table(const std::string& path) {
+  return csv_has_columns(path, {"op_name", "nccl_dtype", "num_gpus", "message_size", "latency"});
+}
+
+}  // namespace exasim::models

@@ -1,0 +1,151 @@
+// NVIDIA AIConfigurator NCCL tables (kernels-aic nccl_perf.csv): the reader on a committed slice
+// and on malformed tables, the split that holds out whole message sizes, the node fit recovering
+// the parameters that generated its data, and the fit on the measured DGX H100 table.
+#include <doctest/doctest.h>
+
+#include "approx.hpp"
+
+#include <filesystem>
+#include <set>
+
+#include "hw/error.hpp"
+#include "models/calibration/aic_gemm_table.hpp"
+#include "models/calibration/aic_nccl_table.hpp"
+#include "models/calibration/calibration_file.hpp"
+#include "network_fixture.hpp"
+#include "sim/net/collective_calibration.hpp"
+
+using namespace exasim;
+using exasim::testing::approx;
+using exasim::testing::cluster_of;
+using models::Collective;
+using models::CollectiveSample;
+
+namespace {
+
+const std::string kData = std::string(EXASIM_TEST_DATA) + "/kernels-aic";
+
+// Every op on 2, 4 and 8 GPUs from 1 KiB to 512 MiB, timed by the model with `truth`.
+std::vector<CollectiveSample> synthetic(const topologies::Cluster& node, const models::CollectiveParams& truth) {
+  std::vector<CollectiveSample> out;
+  for (Collective op : {Collective::kAllReduce, Collective::kAllGather, Collective::kReduceScatter, Collective::kAllToAll})
+    for (int ranks : {2, 4, 8})
+      for (double bytes = 1024; bytes <= 512.0 * 1024 * 1024; bytes *= 4) {
+        CollectiveSample s;
+        s.op = op, s.ranks = ranks, s.bytes = bytes, s.dtype = "half";
+        s.time_s = sim::predict_collective(node, truth, s);
+        out.push_back(s);
+      }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("AIConfigurator NCCL table: ops, bytes from elements and dtype, milliseconds to seconds") {
+  const std::string path = kData + "/h100_sxm/nccl_perf.csv";
+  REQUIRE(models::is_aic_nccl_table(path));
+  CHECK_FALSE(models::is_aic_nccl_table(kData + "/h100_sxm/gemm_perf.csv"));
+  CHECK_FALSE(models::is_aic_gemm_table(path));
+  const std::vector<CollectiveSample> s = models::read_aic_nccl_table(path);
+  REQUIRE(s.size() == 12);
+  // alltoall,int8,2,1048576,0.01471: 1 byte per element, the per-rank send buffer.
+  CHECK(s[1].op == Collective::kAllToAll);
+  CHECK(s[1].ranks == 2);
+  CHECK(s[1].bytes == 1048576);
+  CHECK(s[1].time_s == approx(14.71e-6).epsilon(1e-12));
+  CHECK(s[1].line == 3);
+  // all_reduce,half,8,67108864,0.5781: 2 bytes per element, 128 MiB.
+  CHECK(s[5].op == Collective::kAllReduce);
+  CHECK(s[5].ranks == 8);
+  CHECK(s[5].bytes == 2.0 * 67108864);
+  CHECK(s[5].time_s == approx(578.1e-6).epsilon(1e-9));
+}
+
+TEST_CASE("AIConfigurator NCCL table: a malformed row is refused with its file, line and column") {
+  auto error_of = [](const std::string& file) {
+    try {
+      models::read_aic_nccl_table(kData + "/bad/" + file);
+    } catch (const ConfigError& e) {
+      return std::make_pair(e.where().line, e.where().key + ": " + e.what() + " (" + e.hint() + ")");
+    }
+    return std::make_pair(-1, std::string());
+  };
+  const auto op = error_of("nccl_unknown_op.csv");
+  CHECK(op.first == 3);
+  CHECK(op.second.find("op_name: unknown op_name \"broadcast\"") == 0);
+  CHECK(op.second.find("alltoall") != std::string::npos);  // the known ones are listed
+  const auto one = error_of("nccl_one_gpu.csv");
+  CHECK(one.first == 2);
+  CHECK(one.second.find("num_gpus") == 0);
+  const auto zero = error_of("nccl_zero_latency.csv");
+  CHECK(zero.first == 3);
+  CHECK(zero.second.find("latency: latency must be positive") == 0);
+  CHECK_THROWS_AS(models::read_aic_nccl_table(kData + "/bad/absent.csv"), IoError);
+}
+
+TEST_CASE("collective fit: recovers a node's efficiencies, step latencies and per-call cost from data the model generated") {
+  const auto node = cluster_of("{node: dgx-h100, nodes: 1}");
+  models::CollectiveParams truth;
+  truth.intra_efficiency = 0.70, truth.nvls_efficiency = 0.52, truth.reduction_efficiency = 0.9;
+  truth.step_overhead_s = 6e-6, truth.ll128_step_overhead_s = 2.5e-6, truth.ll_step_overhead_s = 0.4e-6;
+  truth.launch_overhead_s = 5e-6;
+  const std::vector<CollectiveSample> samples = synthetic(node, truth);
+  const std::vector<std::string> names = sim::collective_parameters_for(node, samples);
+  CHECK(names == std::vector<std::string>{"intra_efficiency", "reduction_efficiency", "nvls_efficiency", "step_overhead",
+                                          "ll128_step_overhead", "ll_step_overhead", "launch_overhead"});
+  sim::CollectiveFitOptions o;
+  o.starts = 4;
+  const sim::CollectiveCalibration c = sim::calibrate_collectives(node, {}, samples, o);
+  // Whole sizes held out: no size is on both sides.
+  std::set<double> fitted, held;
+  for (const auto& s : c.fit_set) fitted.insert(s.bytes);
+  for (const auto& s : c.held_out) held.insert(s.bytes);
+  for (double b : held) CHECK_FALSE(fitted.contains(b));
+  CHECK(!held.empty());
+  CHECK(c.fit_set.size() + c.held_out.size() == samples.size());
+  CHECK(c.fit_error < 0.005);
+  const auto errors = sim::collective_errors(node, c.fitted, c.held_out);
+  CHECK(errors.back().group == "all");
+  CHECK(errors.back().mean_abs_error[4] < 0.005);
+  CHECK(c.fitted.intra_efficiency == approx(0.70).epsilon(0.02));
+  CHECK(c.fitted.nvls_efficiency == approx(0.52).epsilon(0.02));
+  CHECK(c.fitted.reduction_efficiency == approx(0.9).epsilon(0.02));
+  CHECK(c.fitted.launch_overhead_s == approx(5e-6).epsilon(0.05));
+  CHECK(c.fitted.step_overhead_s == approx(6e-6).epsilon(0.05));
+  // The written section reads back to the fitted values.
+  const std::string yaml = models::collective_calibration_yaml(c.fitted, c.fitted_names);
+  const models::Calibration back = models::apply_calibration({}, config::load_string(yaml, "fitted.yaml"));
+  CHECK(back.collective.intra_efficiency == approx(c.fitted.intra_efficiency).epsilon(1e-3));
+  CHECK(back.collective.launch_overhead_s == approx(c.fitted.launch_overhead_s).epsilon(1e-3));
+}
+
+TEST_CASE("collective fit: a table whose groups outnumber the node's GPUs is refused") {
+  const auto node = cluster_of("{node: dgx-h100, nodes: 1}");
+  CollectiveSample s;
+  s.ranks = 16, s.bytes = 1 << 20, s.time_s = 1e-4, s.line = 7;
+  CHECK_THROWS_AS(sim::calibrate_collectives(node, {}, {s}), ConfigError);
+}
+
+// Measured 2026-12-05 on the whole DGX H100 table (1008 calls, 25% of the sizes held out):
+// catalog defaults 55% held out (3-5x too fast below 1 MiB), fitted 12.3%. Bounds: the fitted
+// model within 15% held out and the defaults at least three times worse; the issue's targets
+// (10% from 1 MiB, 15% below) are not met from 1 MiB yet (notes of issue 24).
+TEST_CASE("collective fit on the measured DGX H100 NCCL table: held-out sizes within 15%") {
+  namespace fs = std::filesystem;
+  const fs::path table = fs::path(EXASIM_SOURCE_DIR).parent_path() / "shared/data/kernels-aic/h100_sxm/nccl_perf.csv";
+  if (!fs::exists(table)) {
+    MESSAGE("shared/data/kernels-aic not found: skipped");
+    return;
+  }
+  const auto node = cluster_of("{node: dgx-h100, nodes: 1}");
+  const std::vector<CollectiveSample> samples = models::read_aic_nccl_table(table.string());
+  REQUIRE(samples.size() == 1008);
+  sim::CollectiveFitOptions o;
+  o.starts = 4;
+  const sim::CollectiveCalibration c = sim::calibrate_collectives(node, {}, samples, o);
+  const double fitted = sim::collective_errors(node, c.fitted, c.held_out).back().mean_abs_error[4];
+  const double defaults = sim::collective_errors(node, {}, c.held_out).back().mean_abs_error[4];
+  MESSAGE("held out: defaults ", defaults * 100, "%, fitted ", fitted * 100, "%");
+  CHECK(fitted < 0.15);
+  CHECK(defaults > 3 * fitted);
+}
