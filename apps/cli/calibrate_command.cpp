@@ -5,6 +5,8 @@
 //   profile    exasim-bench profile (JSON): CPU models (calibrate_cpu.cpp) and GPU kernel models
 //   aic-gemm   AIConfigurator GEMM tables (kernels-aic/<gpu>/gemm_perf.csv): the GEMM model, kernel
 //              times; whole (n, k) shapes held out (--held-out-shapes)
+//              with the same GPU's attention tables (context_/generation_attention_perf.csv) the
+//              attention models on top (aic-attention)
 //   aic-nccl   AIConfigurator NCCL tables (kernels-aic/<gpu>/nccl_perf.csv): the node fabric's
 //              collective parameters (calibrate_collective.cpp); whole message sizes held out
 #include <algorithm>
@@ -27,6 +29,7 @@
 #include "hw/error.hpp"
 #include "hw/profile/profile.hpp"
 #include "hw/units.hpp"
+#include "models/calibration/aic_attention_table.hpp"
 #include "models/calibration/aic_gemm_table.hpp"
 #include "models/calibration/aic_nccl_table.hpp"
 #include "models/calibration/calibration_file.hpp"
@@ -126,7 +129,7 @@ void write_residuals(const std::string& path, const hw::GpuSpec& gpu, const mode
   std::ofstream f(path);
   if (!f) throw IoError("cannot write the residuals", {path, 0, ""}, "check the folder exists and is writable");
   f << "set,source,op,tp,tokens,m,n,k,batch,rows,cols,measured_us,predicted_us,error,bound,tile,split_k,library_tile,"
-       "library_split_k\n";
+       "library_split_k,line,seq,context,heads,kv_heads,head_dim,window\n";
   f.precision(6);
   for (const auto* set : {&c.fit_set, &c.held_out}) {
     for (const models::KernelSample& s : *set) {
@@ -143,7 +146,8 @@ void write_residuals(const std::string& path, const hw::GpuSpec& gpu, const mode
         << ',' << s.m << ',' << s.n << ',' << s.k << ',' << s.batch << ',' << s.rows << ',' << s.cols << ','
         << s.time_s * 1e6 << ',' << t * 1e6 << ',' << t / s.time_s - 1 << ',' << bound << ',' << tile << ',' << split << ','
         << (s.library_tile_m > 0 ? std::to_string(s.library_tile_m) + "x" + std::to_string(s.library_tile_n) : "") << ','
-        << (s.library_split_k > 0 ? std::to_string(s.library_split_k) : "") << '\n';
+        << (s.library_split_k > 0 ? std::to_string(s.library_split_k) : "") << ',' << s.line << ',' << s.seq << ','
+        << s.context << ',' << s.heads << ',' << s.kv_heads << ',' << s.head_dim << ',' << s.window << '\n';
     }
   }
   if (!f) throw IoError("cannot write the residuals", {path, 0, ""}, "check the disk has room");
@@ -175,8 +179,9 @@ int calibrate_gpu(const Context& ctx, const CalibrateOptions& o, const std::stri
   const auto roof = models::roofline_predictor(gpu);
   const auto closest = models::closest_tile_predictor(gpu);
   for (const auto* set : {&c.fit_set, &c.held_out}) {
-    std::vector<models::KernelSample> gemms, mems;
-    for (const auto& s : *set) (s.kind == models::SampleKind::kGemm ? gemms : mems).push_back(s);
+    std::vector<models::KernelSample> gemms, mems, attention;
+    for (const auto& s : *set)
+      (s.kind == models::SampleKind::kGemm ? gemms : s.kind == models::SampleKind::kMemoryOp ? mems : attention).push_back(s);
     const std::string which = set == &c.fit_set ? "fit set" : "held out";
     print_accuracy(out, which + ", GEMMs", gemms,
                    {{"tile model", models::accuracy_table(gemms, c.fitted, tile)},
@@ -198,6 +203,10 @@ int calibrate_gpu(const Context& ctx, const CalibrateOptions& o, const std::stri
           << "); its mean absolute error there " << fmt_percent(a.error_same, 1) << ", elsewhere "
           << fmt_percent(a.error_other, 1) << "\n\n";
     }
+    print_accuracy(out, which + ", attention", attention,
+                   {{"tile model", models::accuracy_table(attention, c.fitted, tile, models::BucketBy::kMeasuredTime)},
+                    {"family default", models::accuracy_table(attention, c.family, tile, models::BucketBy::kMeasuredTime)}},
+                   models::BucketBy::kMeasuredTime);
     print_accuracy(out, which + ", memory-bound ops", mems,
                    {{"tile model", models::accuracy_table(mems, c.fitted, tile)},
                     {"family default", models::accuracy_table(mems, c.family, tile)},
@@ -231,7 +240,19 @@ int calibrate_gpu(const Context& ctx, const CalibrateOptions& o, const std::stri
       }
     }
   }
-  h.fit.emplace_back("gemm_mean_abs_error", fmt_percent(c.gemm_fit_error, 2));
+  std::vector<models::KernelSample> held_attention;
+  for (const auto& s : c.held_out)
+    if (s.kind == models::SampleKind::kAttentionPrefill || s.kind == models::SampleKind::kAttentionDecode)
+      held_attention.push_back(s);
+  if (!held_attention.empty())
+    for (const auto& row : models::accuracy_table(held_attention, c.fitted, tile, models::BucketBy::kMeasuredTime).rows) {
+      std::string text;
+      for (std::size_t i = 0; i < row.mae.size(); ++i)
+        text += (i ? ", " : "") + models::time_buckets()[i].label + " " + percent(row.mae[i]);
+      h.fit.emplace_back("held_out_attention_error." + row.label, text);
+    }
+  if (std::any_of(c.fit_set.begin(), c.fit_set.end(), [](const models::KernelSample& s) { return s.kind == models::SampleKind::kGemm; }))
+    h.fit.emplace_back("gemm_mean_abs_error", fmt_percent(c.gemm_fit_error, 2));
   const bool memory_ops = std::any_of(c.fit_set.begin(), c.fit_set.end(),
                                       [](const models::KernelSample& s) { return s.kind == models::SampleKind::kMemoryOp; });
   if (memory_ops) h.fit.emplace_back("memory_op_mean_abs_error", fmt_percent(c.memory_fit_error, 2));
@@ -307,10 +328,29 @@ int run_leave_one_gpu_out(const Context& ctx, const CalibrateOptions& o) {
 // AIConfigurator GEMM tables: one GPU per call (its folder names it), kernel-only times.
 int run_aic_gemm(const Context& ctx, CalibrateOptions o) {
   if (o.leave_one_gpu_out) return run_leave_one_gpu_out(ctx, o);
-  if (o.inputs.size() > 1)
-    throw ConfigError("one GEMM table at a time", {o.inputs[1], 0, ""},
-                      "run exasim calibrate once per GPU, or give --leave-one-gpu-out");
-  const models::AicGemmTable table = models::read_aic_gemm_table(o.input);
+  // One GPU's tables (its folder): GEMMs, and prefill and decode attention fitted on top of them.
+  std::vector<models::KernelSample> samples;
+  std::string tables;
+  for (const std::string& in : o.inputs) {
+    if (fs::absolute(in).parent_path() != fs::absolute(o.input).parent_path())
+      throw ConfigError("tables of two GPUs", {in, 0, ""},
+                        "give one GPU's tables (one kernels-aic folder) per run, or --leave-one-gpu-out for GEMMs");
+    std::vector<models::KernelSample> read;
+    if (models::is_aic_gemm_table(in)) {
+      const models::AicGemmTable t = models::read_aic_gemm_table(in);
+      read = t.samples;
+      std::cout << "exasim: " << read.size() << " GEMMs read from " << in << " (" << t.empty_rows
+                << " rows with a zero dimension left out)\n";
+    } else if (models::is_aic_attention_table(in)) {
+      read = models::read_aic_attention_table(in);
+      std::cout << "exasim: " << read.size() << " attention calls read from " << in << "\n";
+    } else {
+      throw ConfigError("not an AIConfigurator GEMM or attention table", {in, 0, ""},
+                        "give gemm_perf.csv, context_attention_perf.csv, generation_attention_perf.csv");
+    }
+    samples.insert(samples.end(), read.begin(), read.end());
+    tables += (tables.empty() ? "" : ", ") + fs::path(in).filename().string();
+  }
   const std::string gpu = o.device.empty() ? models::aic_table_gpu(o.input) : o.device;
   if (gpu.empty())
     throw ConfigError("cannot tell which GPU the table was measured on", {o.input, 0, ""},
@@ -318,12 +358,10 @@ int run_aic_gemm(const Context& ctx, CalibrateOptions o) {
   if (o.held_out_shapes < 0) o.held_out_shapes = 0.25;
   if (o.max_fit < 0) o.max_fit = 6000;
   o.library_behaviours = true;  // ~100k rows per GPU: a spread subset fits in about a minute
-  std::cout << "exasim: " << table.samples.size() << " GEMMs read from " << o.input << " (" << table.empty_rows
-            << " rows with a zero dimension left out)\n";
-  const std::string source = "AIConfigurator gemm_perf (ai-dynamo/aiconfigurator 095f58a, shared/data/kernels-aic/" +
-                             fs::path(o.input).parent_path().filename().string() +
-                             "/gemm_perf.csv): kernel times (CUDA-graph replay, launch excluded)";
-  return calibrate_gpu(ctx, o, gpu, table.samples, source, lower(gpu) + "-aic.yaml");
+  const std::string source = "AIConfigurator tables (ai-dynamo/aiconfigurator 095f58a, shared/data/kernels-aic/" +
+                             fs::path(o.input).parent_path().filename().string() + "/: " + tables +
+                             "): kernel times (CUDA-graph replay, launch excluded)";
+  return calibrate_gpu(ctx, o, gpu, samples, source, lower(gpu) + "-aic.yaml");
 }
 
 // AIConfigurator NCCL tables: one node per call (its folder names the GPU and so the server).
@@ -399,6 +437,8 @@ constexpr InputFormat kFormats[] = {
      [](const std::string& p) { return ends_with(p, ".json"); }, run_profile},
     {"aic-gemm", "AIConfigurator GEMM table (kernels-aic/<gpu>/gemm_perf.csv): the GEMM model",
      models::is_aic_gemm_table, run_aic_gemm},
+    {"aic-attention", "AIConfigurator attention table (kernels-aic/<gpu>/context_ or generation_attention_perf.csv; give the GPU's gemm_perf.csv with it)",
+     models::is_aic_attention_table, run_aic_gemm},
     {"aic-nccl", "AIConfigurator NCCL table (kernels-aic/<gpu>/nccl_perf.csv): the node's collective parameters",
      models::is_aic_nccl_table, run_aic_nccl},
 };

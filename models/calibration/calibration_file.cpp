@@ -42,13 +42,16 @@ void apply_kernel(KernelParams& k, const Node& n) {
   std::vector<std::string> allowed;
   for (const NamedParam& p : params)
     if (p.name.find('.') == std::string::npos) allowed.push_back(p.name);
+  for (const std::string& g : groups)  // groups with no default of their own (cast_overhead)
+    if (!by_name.contains(g)) allowed.push_back(g);
   n.check_keys(allowed);
   // A file that fits the 16-bit matrix efficiency only keeps the family's fp8 shortfall relative to it.
   const double fp8_ratio = k.matrix_efficiency_fp8 > 0 ? k.matrix_efficiency_fp8 / k.matrix_efficiency : 0;
   for (const std::string& key : n.keys()) {
     const Node v = n[key];
     if (groups.contains(key) && v.is_map()) {
-      std::vector<std::string> ops = {"default"};
+      std::vector<std::string> ops;
+      if (by_name.contains(key)) ops.emplace_back("default");
       for (const auto& [name, p] : by_name)
         if (name.starts_with(key + ".")) ops.push_back(name.substr(key.size() + 1));
       v.check_keys(ops);
@@ -58,6 +61,9 @@ void apply_kernel(KernelParams& k, const Node& n) {
       }
       continue;
     }
+    if (!by_name.contains(key))
+      v.fail("\"" + key + "\" holds one value per kind, not one number",
+             "write it as a mapping, e.g. " + key + ": {per_tensor: 11 us}");
     const NamedParam& p = *by_name.at(key);
     *p.value = value_of(p, v);
   }

@@ -46,6 +46,17 @@ bool shape_held_out(double n, double k, double fraction, unsigned seed) {
   return static_cast<double>(z >> 11) * 0x1.0p-53 < fraction;
 }
 
+bool sample_held_out(const KernelSample& s, double fraction, unsigned seed) {
+  switch (s.kind) {
+    case SampleKind::kGemm: return shape_held_out(s.n, s.k, fraction, seed);
+    case SampleKind::kAttentionPrefill:
+    case SampleKind::kAttentionDecode:  // a model's attention geometry, as a new model would bring
+      return shape_held_out(s.heads * 1024 + s.kv_heads, s.head_dim * 1048576 + s.window, fraction, seed);
+    case SampleKind::kMemoryOp: return false;
+  }
+  return false;
+}
+
 std::vector<std::string> gemm_parameters_for(const std::vector<KernelSample>& gemms) {
   bool wide = false, fp8 = false, fp4 = false, int8 = false, block = false, weight_only = false;
   bool casts[kInputCastKinds] = {};
@@ -125,7 +136,7 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
   for (const KernelSample& s : samples) {
     const bool fit = (o.fit_sources.empty() ||
                       std::find(o.fit_sources.begin(), o.fit_sources.end(), s.source) != o.fit_sources.end()) &&
-                     !(s.kind == SampleKind::kGemm && shape_held_out(s.n, s.k, o.held_out_shapes, o.split_seed));
+                     !sample_held_out(s, o.held_out_shapes, o.split_seed);
     (fit ? c.fit_set : c.held_out).push_back(s);
   }
   const SamplePredictor tile = tile_model_predictor(gpu);
@@ -172,6 +183,41 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
         p.memory_op_efficiency_by_op[i] = 0, p.memory_op_overhead_by_op[i] = 0;
     }
     c.fitted_names.insert(c.fitted_names.end(), mem_names.begin(), mem_names.end());
+  }
+  // Attention, on top of the GEMM fit: the main loop's efficiency and the framework op's fixed
+  // costs (prefill); the KV stream's bandwidth, the fixed and the per-sequence cost, for each
+  // cache dtype present (decode).
+  std::vector<std::string> prefill_names = {"attention_efficiency", "attention_overhead.prefill", "attention_cta_overhead"};
+  const std::vector<KernelSample> prefills = of_kind(c.fit_set, SampleKind::kAttentionPrefill);
+  if (std::any_of(prefills.begin(), prefills.end(), [](const KernelSample& s) { return s.dtype == DType::kFp8; })) {
+    prefill_names.emplace_back("attention_efficiency_fp8");
+    if (p.attention_efficiency_fp8 <= 0) p.attention_efficiency_fp8 = p.attention_efficiency;
+  }
+  std::vector<std::string> decode_names = {"attention_decode_efficiency", "attention_overhead.decode",
+                                           "decode_sequence_overhead.bf16"};
+  const std::vector<KernelSample> decodes = of_kind(c.fit_set, SampleKind::kAttentionDecode);
+  if (std::any_of(decodes.begin(), decodes.end(), [](const KernelSample& s) { return s.dtype == DType::kFp8; })) {
+    decode_names.emplace_back("attention_overhead.decode_fp8");
+    decode_names.emplace_back("decode_sequence_overhead.fp8");
+  }
+  for (const auto& [kind, names] : {std::pair{SampleKind::kAttentionPrefill, prefill_names},
+                                    std::pair{SampleKind::kAttentionDecode, decode_names}}) {
+    const std::vector<KernelSample> all = of_kind(c.fit_set, kind);
+    if (all.empty()) continue;
+    // Fixed costs fitted in log space need a start in their range, not 0.
+    const bool prefill = kind == SampleKind::kAttentionPrefill;
+    auto start = [](double& v, double at) { v = v > 0 ? v : at; };
+    if (prefill) {
+      start(p.attention_overhead_s[0], 5e-6), start(p.attention_cta_overhead_s, 2e-6);
+    } else {
+      start(p.attention_overhead_s[1], 5e-6), start(p.decode_sequence_overhead_s[0], 0.2e-6);
+      start(p.attention_decode_efficiency, p.hbm_efficiency);
+      if (names.size() > 3) start(p.attention_overhead_s[2], 5e-6), start(p.decode_sequence_overhead_s[1], 0.2e-6);
+    }
+    const KernelFit f = fit_kernel_params(p, names, spread_subset(all, o.max_fit_gemms, o.split_seed), tile, o.fit);
+    p = f.params;
+    (kind == SampleKind::kAttentionPrefill ? c.prefill_fit_error : c.decode_fit_error) = mean_abs_error(p, all, tile);
+    c.fitted_names.insert(c.fitted_names.end(), names.begin(), names.end());
   }
   c.fitted = p;
   return c;

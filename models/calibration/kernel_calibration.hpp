@@ -47,6 +47,9 @@ std::vector<KernelSample> spread_subset(const std::vector<KernelSample>& samples
 
 // Whether the GEMM shape (n, k) is held out under `fraction` and `seed` (the split above).
 bool shape_held_out(double n, double k, double fraction, unsigned seed);
+// The split of calibrate_kernels: GEMMs by (n, k); attention by its geometry (query and key/value
+// heads, head dimension, window), as a new model's would be; memory ops never.
+bool sample_held_out(const KernelSample& s, double fraction, unsigned seed);
 
 // The GEMM parameters to fit on `gemms`: gemm_parameter_names(), plus the matrix efficiency of
 // each operand format and recipe present (matrix_efficiency_fp8, _fp4, _int8, _block_fp8,
@@ -64,6 +67,7 @@ struct KernelCalibration {
   std::vector<std::string> fitted_names;
   std::vector<KernelSample> fit_set, held_out;
   double gemm_fit_error = 0, memory_fit_error = 0;  // mean |pred/meas - 1| on the fit set
+  double prefill_fit_error = 0, decode_fit_error = 0;
 };
 
 // Throws ConfigError when `fit_sources` names a source that no sample has.

@@ -1,5 +1,7 @@
 #include "models/calibration/kernel_sample.hpp"
 
+#include <algorithm>
+
 namespace exasim::models {
 
 double predict_sample(const hw::GpuSpec& gpu, const KernelParams& p, const KernelSample& s) {
@@ -7,6 +9,22 @@ double predict_sample(const hw::GpuSpec& gpu, const KernelParams& p, const Kerne
   if (s.kind == SampleKind::kGemm)
     return launch + input_cast(gpu, p, s.cast, s.dtype, s.m * s.batch, s.k).time_s +
            gemm_time(gpu, p, s.dtype, s.m, s.n, s.k, s.batch, s.recipe).time_s;
+  if (s.kind == SampleKind::kAttentionPrefill) {
+    AttentionShape a;
+    a.batch = s.batch, a.seq_q = s.seq, a.heads = s.heads, a.kv_heads = s.kv_heads, a.head_dim = s.head_dim;
+    a.window = s.window;
+    // TensorRT-LLM's context op: QKV preprocessing (bf16 projection in), then the FMHA.
+    return launch + qkv_preprocess(gpu, p, s.batch * s.seq, s.heads, s.kv_heads, s.head_dim, DType::kBf16, s.dtype, s.cache_dtype).time_s +
+           attention_prefill(gpu, p, s.dtype, a).time_s;
+  }
+  if (s.kind == SampleKind::kAttentionDecode) {
+    DecodeShape d;
+    // A sliding window bounds the keys each step reads (the cache keeps only the window).
+    d.batch = s.batch, d.context = s.window > 0 ? std::min(s.context, s.window) : s.context;
+    d.heads = s.heads, d.kv_heads = s.kv_heads, d.head_dim = s.head_dim;
+    return launch + qkv_preprocess(gpu, p, s.batch, s.heads, s.kv_heads, s.head_dim, DType::kBf16, DType::kBf16, s.cache_dtype).time_s +
+           attention_decode(gpu, p, s.dtype, d).time_s;
+  }
   return launch + memory_op(gpu, p, s.memory_op, s.dtype, s.rows, s.cols).time_s;
 }
 

@@ -10,7 +10,9 @@
 
 namespace exasim::models {
 
-enum class SampleKind { kGemm, kMemoryOp };
+// kAttentionPrefill: FlashAttention forward over `seq` query tokens per sequence (causal);
+// kAttentionDecode: one query token per sequence over a KV cache of `context` tokens.
+enum class SampleKind { kGemm, kMemoryOp, kAttentionPrefill, kAttentionDecode };
 
 // What a measured time covers. Kernel: the GPU's time of the kernel alone (CUDA-graph replays
 // timed between events, nccl-tests; AIConfigurator's tables). Launch included: an op timed on
@@ -34,6 +36,11 @@ struct KernelSample {
   // kMemoryOp: `memory_op` over [rows, cols]
   MemoryOp memory_op = MemoryOp::kElementwise;
   double rows = 0, cols = 0;
+  // kAttentionPrefill / kAttentionDecode: `batch` sequences, `heads` query and `kv_heads` key/value
+  // heads of `head_dim`; a sliding `window` of keys per query (0: none). dtype: the prefill's
+  // compute dtype, the decode's KV-cache dtype.
+  double seq = 0, context = 0, heads = 0, kv_heads = 0, head_dim = 128, window = 0;
+  DType cache_dtype = DType::kBf16;  // the KV cache's (prefill writes it)
   double time_s = 0;   // measured (median of repeats)
   double power_w = 0;  // board power while it ran, where the table says (0: not measured)
   // kGemm, where the measurement says (exasim-bench profiles): the output tile and split-K the

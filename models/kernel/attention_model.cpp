@@ -140,7 +140,7 @@ KernelCost attention_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DTyp
   const AttentionTiles t = flash_forward_tiles(r.hd);
   const Walk w = forward_walk(r, t);
   const double e = dtype_bytes(dtype), sms = gpu.sm_count;
-  const double tile_time = 4 * t.rows * t.cols * r.hd / (matrix_rate_per_sm(gpu, dtype) * p.attention_efficiency);
+  const double tile_time = 4 * t.rows * t.cols * r.hd / (matrix_rate_per_sm(gpu, dtype) * p.attention_efficiency_for(dtype));
   const double groups = r.batch * r.heads;
   const double t_matrix = std::max(groups * w.total / sms, w.longest) * tile_time;
   const double l2_bytes = groups * w.total * 2 * t.cols * r.hd * e;
@@ -148,8 +148,22 @@ KernelCost attention_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DTyp
   const double kv = 2 * r.batch * r.kv_heads * r.seq_kv * r.hd * e;
   const double t_l2 = l2_bytes / (gpu.l2_read_bandwidth() * p.l2_efficiency);
   const double t_hbm = (q_o + kv) / (gpu.hbm_bandwidth * p.hbm_efficiency);
+  const double fixed = p.launch_overhead_s + p.attention_overhead_s[0];
+  if (p.attention_cta_overhead_s > 0) {  // each CTA's own fixed work, packed on the SMs with its tiles
+    const double cta = p.attention_cta_overhead_s;
+    const double t_ctas = std::max((groups * w.total * tile_time + groups * w.ctas * cta) / sms, w.longest * tile_time + cta);
+    return finish(fixed, t_ctas, t_l2, t_hbm, useful_flops(r), q_o + kv);
+  }
   const double waves = std::ceil(groups * w.ctas / sms);
-  return finish(p.launch_overhead_s + waves * p.tile_overhead_s, t_matrix, t_l2, t_hbm, useful_flops(r), q_o + kv);
+  return finish(fixed + waves * p.tile_overhead_s, t_matrix, t_l2, t_hbm, useful_flops(r), q_o + kv);
+}
+
+KernelCost qkv_preprocess(const hw::GpuSpec& gpu, const KernelParams& p, double tokens, double heads, double kv_heads,
+                          double head_dim, DType act, DType q_dtype, DType cache_dtype) {
+  const double in = tokens * (heads + 2 * kv_heads) * head_dim * dtype_bytes(act);
+  const double out = tokens * head_dim * (heads * dtype_bytes(q_dtype) + 2 * kv_heads * dtype_bytes(cache_dtype));
+  const double rope_flops = 3 * tokens * (heads + kv_heads) * head_dim;  // x cos + rotated x sin, per element
+  return streaming_kernel(gpu, p, in + out, rope_flops);
 }
 
 KernelCost attention_backward(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const AttentionShape& s) {
@@ -209,16 +223,18 @@ KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType
   const double ctas = batch * kv_heads * splits;
   const double in_flight = std::min(ctas, static_cast<double>(gpu.sm_count) * 4) * 4 * block * hd * e;
   const double latency = gpu.hbm_latency() * p.loaded_latency_factor;
-  const double bw = std::min(gpu.hbm_bandwidth * p.hbm_efficiency, in_flight / latency);
+  const double stream = p.attention_decode_efficiency > 0 ? p.attention_decode_efficiency : p.hbm_efficiency;
+  const double bw = std::min(gpu.hbm_bandwidth * stream, in_flight / latency);
   const double t_hbm = (kv_bytes + q_o) / bw;
   // Scores and weighted sums on the vector units (a GQA group shares each loaded K/V row).
   const double t_vector = flops / (gpu.vector_rate(dtype) * p.vector_efficiency);
   KernelCost c;
   c.flops = flops;
   c.bytes = kv_bytes + q_o;
-  c.time_s = p.launch_overhead_s + std::max(t_hbm, t_vector);
+  const double fixed = p.launch_overhead_s + p.decode_overhead_for(dtype) + batch * p.decode_sequence_overhead_for(dtype);
+  c.time_s = fixed + std::max(t_hbm, t_vector);
   c.bound = t_hbm >= t_vector ? Bound::kHbm : Bound::kVector;
-  if (p.launch_overhead_s > std::max(t_hbm, t_vector)) c.bound = Bound::kLaunch;
+  if (fixed > std::max(t_hbm, t_vector)) c.bound = Bound::kLaunch;
   if (splits > 1) {  // partial outputs (fp32 O and log-sum-exp) reduced by a second kernel
     const double partial = batch * heads * splits * (hd + 2) * 4;
     const KernelCost reduce = streaming_kernel(gpu, p, partial + batch * heads * hd * e, batch * heads * splits * hd);

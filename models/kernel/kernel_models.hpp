@@ -63,6 +63,14 @@ struct DecodeShape {
 };
 KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const DecodeShape& s);
 
+// A serving framework's QKV preprocessing ahead of its attention kernel (TensorRT-LLM's
+// QKV-preprocessing kernel, vLLM's rotary embedding and reshape_and_cache): reads the fused QKV
+// projection of `tokens` tokens (heads + 2 kv_heads vectors of head_dim, in `act`), rotates Q
+// and K, writes Q in the attention kernel's `q_dtype` and K, V into the cache in `cache_dtype`.
+// A memory-bound kernel (streaming_kernel).
+KernelCost qkv_preprocess(const hw::GpuSpec& gpu, const KernelParams& p, double tokens, double heads, double kv_heads,
+                          double head_dim, DType act, DType q_dtype, DType cache_dtype);
+
 // The input cast of a low-precision GEMM op (gemm_recipe.hpp InputCast): the [rows, cols] 16-bit
 // input read (twice for a dynamic per-tensor scale) and written in `to`, with its scales.
 // kNone costs nothing.

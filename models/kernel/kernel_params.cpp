@@ -142,6 +142,14 @@ std::vector<NamedParam> named_params(KernelParams& p) {
       {"power_window", &p.power_window_s, "s", ParamKind::kTime},
       {"attention_efficiency", &p.attention_efficiency, "fraction", ParamKind::kFraction},
       {"attention_backward_efficiency", &p.attention_backward_efficiency, "fraction", ParamKind::kFraction},
+      {"attention_efficiency_fp8", &p.attention_efficiency_fp8, "fraction", ParamKind::kFraction},
+      {"attention_overhead.prefill", &p.attention_overhead_s[0], "s", ParamKind::kTime},
+      {"attention_overhead.decode", &p.attention_overhead_s[1], "s", ParamKind::kTime},
+      {"attention_overhead.decode_fp8", &p.attention_overhead_s[2], "s", ParamKind::kTime},
+      {"attention_cta_overhead", &p.attention_cta_overhead_s, "s", ParamKind::kTime},
+      {"decode_sequence_overhead.bf16", &p.decode_sequence_overhead_s[0], "s", ParamKind::kTime},
+      {"decode_sequence_overhead.fp8", &p.decode_sequence_overhead_s[1], "s", ParamKind::kTime},
+      {"attention_decode_efficiency", &p.attention_decode_efficiency, "fraction", ParamKind::kFraction},
       {"memory_op_efficiency", &p.memory_op_efficiency, "fraction", ParamKind::kFraction},
       {"memory_op_overhead", &p.memory_op_overhead_s, "s", ParamKind::kTime}};
   for (int i = 0; i < kInputCastKinds; ++i)

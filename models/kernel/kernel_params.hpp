@@ -97,6 +97,35 @@ struct KernelParams {
   // backward kernels (softmax, rescaling and the recomputation share the SM with the MMAs).
   double attention_efficiency = 0.6;
   double attention_backward_efficiency = 0.45;
+  // The forward's fraction for fp8 Q, K, V (FP8 FMHA, of the doubled fp8 peak; 0: attention_efficiency):
+  // measured apart because its softmax and rescaling do not get faster with the MMAs.
+  double attention_efficiency_fp8 = 0;
+  double attention_efficiency_for(DType dtype) const {
+    return dtype == DType::kFp8 && attention_efficiency_fp8 > 0 ? attention_efficiency_fp8 : attention_efficiency;
+  }
+  // The serving framework's attention op around its main kernel (TensorRT-LLM: QKV preprocessing
+  // with RoPE, the KV-cache append, then FMHA or XQA): a fixed cost per call, prefill and decode
+  // apart, and in decode a cost per sequence of the batch (its block table and per-request
+  // setup). 0 unless fitted: FlashAttention timed alone carries none. Decode with an 8-bit cache
+  // runs another kernel (TensorRT-LLM's XQA) with costs of its own, 0: the 16-bit cache's.
+  // kernels-aic H100, 32 heads on 8 KV heads, contexts <= 128: bf16 cache 8.5 us at batch 1,
+  // 24.5 us at 64, 80.8 us at 256 (0.29 us per sequence); fp8 cache 5.7, 9.7, 26.9 us (0.09).
+  std::array<double, 3> attention_overhead_s{0, 0, 0};  // prefill, decode, decode with an 8-bit cache
+  // The forward kernel's fixed work per CTA outside its tile loop (Q load, softmax finalisation,
+  // O store, the pipeline's fill), packed on the SMs with the tiles; 0: a tile_overhead per wave
+  // as for GEMMs. kernels-aic H100 bf16 head_dim 128: 128 sequences of 128 tokens, 32 heads
+  // (4096 CTAs of 2 tiles) take 335 us, ~8 us per CTA where the tiles' MMAs take ~2 us.
+  double attention_cta_overhead_s = 0;
+  std::array<double, 2> decode_sequence_overhead_s{0, 0};  // 16-bit, 8-bit cache
+  double decode_overhead_for(DType cache) const {
+    return dtype_bytes(cache) < 2 && attention_overhead_s[2] > 0 ? attention_overhead_s[2] : attention_overhead_s[1];
+  }
+  double decode_sequence_overhead_for(DType cache) const {
+    return dtype_bytes(cache) < 2 && decode_sequence_overhead_s[1] > 0 ? decode_sequence_overhead_s[1]
+                                                                       : decode_sequence_overhead_s[0];
+  }
+  // Fraction of the HBM bandwidth that decode attention streams the KV cache at (0: hbm_efficiency).
+  double attention_decode_efficiency = 0;
   // Memory-bound kernels (norms, activations, adds): fraction of the HBM bandwidth they reach,
   // and their launch cost (usually below a GEMM's: no prologue). Implementations differ by op
   // (a fused vectorised add streams at ~90% of HBM, a row-wise norm with a block reduction at

@@ -1,0 +1,83 @@
+#include "models/calibration/aic_attention_table.hpp"
+
+#include <filesystem>
+
+#include "hw/error.hpp"
+#include "models/calibration/csv_rows.hpp"
+
+namespace exasim::models {
+
+namespace {
+
+// TensorRT-LLM 1.0 tables (a100_sxm) leave out the columns their collection held constant
+// (MANIFEST.tsv: head_dim=128, window_size=0, attn_dtype and kv_cache_dtype bfloat16): those
+// columns are optional here, with the manifest's values.
+const std::vector<std::string> kPrefillColumns = {"batch_size", "isl", "num_heads", "num_key_value_heads", "latency"};
+const std::vector<std::string> kDecodeColumns = {"batch_size", "num_heads", "num_key_value_heads", "step", "latency"};
+
+DType dtype_of(const CsvRows& r, const char* column) {
+  if (!r.has_column(column)) return DType::kBf16;
+  const std::string& name = r.text(column);
+  if (name == "bfloat16") return DType::kBf16;
+  if (name == "float16") return DType::kFp16;
+  if (name == "fp8") return DType::kFp8;
+  throw ConfigError("unknown " + std::string(column) + " \"" + name + "\"", {r.path(), r.line(), column},
+                    "known: bfloat16, float16, fp8");
+}
+
+double positive(const CsvRows& r, const char* column) {
+  const double v = r.number(column);
+  if (!(v > 0)) throw ConfigError(std::string(column) + " must be positive", {r.path(), r.line(), column}, "fix or drop the row");
+  return v;
+}
+
+}  // namespace
+
+std::vector<KernelSample> read_aic_attention_table(const std::string& path) {
+  const bool prefill = csv_has_columns(path, kPrefillColumns);
+  CsvRows rows(path, prefill ? kPrefillColumns : kDecodeColumns, "AIConfigurator attention table (context_attention_perf or generation_attention_perf)");
+  const std::string source = std::filesystem::absolute(path).parent_path().filename().string();
+  std::vector<KernelSample> out;
+  while (rows.next()) {
+    KernelSample s;
+    s.kind = prefill ? SampleKind::kAttentionPrefill : SampleKind::kAttentionDecode;
+    s.source = source, s.line = rows.line(), s.timing = SampleTiming::kKernel;
+    s.batch = positive(rows, "batch_size");
+    s.heads = positive(rows, "num_heads");
+    s.kv_heads = positive(rows, "num_key_value_heads");
+    if (s.kv_heads > s.heads)
+      throw ConfigError("more key/value heads than query heads", {path, rows.line(), "num_key_value_heads"},
+                        "grouped-query attention shares each key/value head among query heads");
+    s.head_dim = rows.has_column("head_dim") ? positive(rows, "head_dim") : 128;
+    s.window = rows.has_column("window_size") ? rows.number("window_size") : 0;
+    if (s.window < 0) throw ConfigError("window_size must be >= 0", {path, rows.line(), "window_size"}, "0: no window");
+    if (prefill) {
+      s.seq = positive(rows, "isl");
+      // The FMHA computes in the cache's dtype: an fp8 KV cache runs the fp8 context kernel
+      // (kernels-aic H100, 4096 tokens: bf16 in, fp8 cache 266 us, all bf16 339 us).
+      const DType in = dtype_of(rows, "attn_dtype");
+      s.cache_dtype = dtype_of(rows, "kv_cache_dtype");
+      s.dtype = s.cache_dtype == DType::kFp8 ? DType::kFp8 : in;
+      s.op = std::string("prefill ") + (s.dtype == DType::kFp8 ? "fp8" : "bf16");
+      s.tokens = s.batch * s.seq;
+    } else {
+      const double step = rows.number("step");
+      if (!(step >= 0)) throw ConfigError("step must be >= 0", {path, rows.line(), "step"}, "decode steps after the prompt");
+      const double isl = rows.has_column("isl") ? rows.number("isl") : 1;
+      s.context = isl + step;
+      s.dtype = s.cache_dtype = dtype_of(rows, "kv_cache_dtype");
+      s.op = std::string("decode kv ") + (s.dtype == DType::kFp8 ? "fp8" : "bf16");
+      s.tokens = s.batch;
+    }
+    s.time_s = positive(rows, "latency") * 1e-3;
+    if (rows.has_column("power")) s.power_w = positive(rows, "power");
+    out.push_back(s);
+  }
+  return out;
+}
+
+bool is_aic_attention_table(const std::string& path) {
+  return csv_has_columns(path, kPrefillColumns) || csv_has_columns(path, kDecodeColumns);
+}
+
+}  // namespace exasim::models

@@ -1,0 +1,27 @@
+#pragma once
+// Readers of NVIDIA AIConfigurator's measured attention tables (shared/data/kernels-aic/<gpu>/;
+// ai-dynamo/aiconfigurator, Apache-2.0), TensorRT-LLM's attention op replayed in a CUDA graph
+// (kernel times, SampleTiming::kKernel), latency in milliseconds:
+//   context_attention_perf.csv    prefill: batch_size sequences of isl tokens each, causal,
+//                                 num_heads / num_key_value_heads of head_dim, window_size (0:
+//                                 none), attn_dtype (the activations'), kv_cache_dtype (also
+//                                 the FMHA's compute dtype)
+//   generation_attention_perf.csv one decode step per sequence: batch_size, heads, head_dim,
+//                                 window_size, kv_cache_dtype, step; the cache holds isl + step
+//                                 tokens (the collector's isl is 1 on every row, MANIFEST.tsv)
+// op names: "prefill <compute dtype>" and "decode kv <kv_cache_dtype>", for the error tables.
+#include <string>
+#include <vector>
+
+#include "models/calibration/kernel_sample.hpp"
+
+namespace exasim::models {
+
+// Throws IoError when the file cannot be read, ConfigError (file, line, column) on a bad row:
+// an unknown dtype, a non-positive size or latency, more key/value heads than query heads.
+std::vector<KernelSample> read_aic_attention_table(const std::string& path);
+
+// True when the file looks like either attention table.
+bool is_aic_attention_table(const std::string& path);
+
+}  // namespace exasim::models

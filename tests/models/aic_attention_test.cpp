@@ -1,0 +1,187 @@
+// NVIDIA AIConfigurator attention tables (kernels-aic): the reader on committed slices of the
+// H100 (TensorRT-LLM 1.3), A100 (1.0: constant columns left out) and GB200 (with power) tables,
+// malformed rows refused with file, line and column, the op the tables time (QKV preprocessing
+// and the attention kernel) by hand, and the attention parameters fitted back from data the
+// model generated.
+#include <doctest/doctest.h>
+
+#include "approx.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "hw/error.hpp"
+#include "kernel_test_gpus.hpp"
+#include "models/calibration/aic_attention_table.hpp"
+#include "models/calibration/kernel_calibration.hpp"
+
+using namespace exasim;
+using namespace exasim::models;
+using exasim::testing::approx;
+using exasim::testing::catalog_gpu;
+
+namespace {
+
+const std::string kData = std::string(EXASIM_TEST_DATA) + "/kernels-aic";
+
+std::pair<int, std::string> error_of(const std::string& file) {
+  try {
+    read_aic_attention_table(kData + "/bad/" + file);
+  } catch (const ConfigError& e) {
+    return {e.where().line, e.where().key + ": " + e.what() + " (" + e.hint() + ")"};
+  }
+  return {-1, ""};
+}
+
+}  // namespace
+
+TEST_CASE("AIConfigurator attention tables: prefill and decode rows, the FMHA's dtype follows the cache") {
+  const std::string context = kData + "/h100_sxm/context_attention_perf.csv";
+  const std::string generation = kData + "/h100_sxm/generation_attention_perf.csv";
+  REQUIRE(is_aic_attention_table(context));
+  REQUIRE(is_aic_attention_table(generation));
+  CHECK_FALSE(is_aic_attention_table(kData + "/h100_sxm/gemm_perf.csv"));
+  const std::vector<KernelSample> p = read_aic_attention_table(context);
+  REQUIRE(p.size() == 5);
+  // 1,4096,32,8,128,0,bfloat16,bfloat16,0.33874134222666424
+  CHECK(p[0].kind == SampleKind::kAttentionPrefill);
+  CHECK(p[0].source == "h100_sxm");
+  CHECK(p[0].line == 2);
+  CHECK(p[0].timing == SampleTiming::kKernel);
+  CHECK(p[0].batch == 1);
+  CHECK(p[0].seq == 4096);
+  CHECK(p[0].tokens == 4096);
+  CHECK(p[0].heads == 32);
+  CHECK(p[0].kv_heads == 8);
+  CHECK(p[0].head_dim == 128);
+  CHECK(p[0].window == 0);
+  CHECK(p[0].dtype == DType::kBf16);
+  CHECK(p[0].op == "prefill bf16");
+  CHECK(p[0].time_s == approx(338.74134222666424e-6).epsilon(1e-12));
+  // bf16 activations with an fp8 cache run the fp8 kernel (and are faster than bf16 throughout).
+  CHECK(p[1].dtype == DType::kFp8);
+  CHECK(p[1].cache_dtype == DType::kFp8);
+  CHECK(p[1].op == "prefill fp8");
+  CHECK(p[1].time_s < p[0].time_s);
+  CHECK(p[2].dtype == DType::kFp8);
+  CHECK(p[3].window == 128);
+  CHECK(p[3].head_dim == 64);
+  CHECK(p[3].tokens == 8 * 2048);
+  const std::vector<KernelSample> d = read_aic_attention_table(generation);
+  REQUIRE(d.size() == 3);
+  // 1,32,8,128,0,bfloat16,4095,...: the prompt's one token and 4095 steps in the cache
+  CHECK(d[0].kind == SampleKind::kAttentionDecode);
+  CHECK(d[0].context == 4096);
+  CHECK(d[0].tokens == 1);
+  CHECK(d[0].op == "decode kv bf16");
+  CHECK(d[1].dtype == DType::kFp8);
+  CHECK(d[1].batch == 64);
+  CHECK(d[1].op == "decode kv fp8");
+  CHECK(d[2].window == 128);
+}
+
+TEST_CASE("AIConfigurator attention tables: TensorRT-LLM 1.0's constant columns and a power column") {
+  // a100_sxm leaves out head_dim, window and the dtypes (MANIFEST.tsv: 128, 0, bfloat16).
+  const std::vector<KernelSample> a = read_aic_attention_table(kData + "/a100_sxm/context_attention_perf.csv");
+  REQUIRE(a.size() == 1);
+  CHECK(a[0].head_dim == 128);
+  CHECK(a[0].window == 0);
+  CHECK(a[0].dtype == DType::kBf16);
+  CHECK(a[0].time_s == approx(1.1453440189361572e-3).epsilon(1e-12));
+  const std::vector<KernelSample> g = read_aic_attention_table(kData + "/a100_sxm/generation_attention_perf.csv");
+  REQUIRE(g.size() == 1);
+  CHECK(g[0].context == 4096);
+  CHECK(g[0].dtype == DType::kBf16);
+  const std::vector<KernelSample> gb = read_aic_attention_table(kData + "/gb200/context_attention_perf.csv");
+  REQUIRE(gb.size() == 1);
+  CHECK(gb[0].power_w == approx(1125.0735));
+}
+
+TEST_CASE("AIConfigurator attention tables: a malformed row is refused with its file, line and column") {
+  const auto kv = error_of("attention_kv_heads.csv");
+  CHECK(kv.first == 3);
+  CHECK(kv.second.find("num_key_value_heads: more key/value heads than query heads") == 0);
+  const auto dtype = error_of("attention_dtype.csv");
+  CHECK(dtype.first == 2);
+  CHECK(dtype.second.find("kv_cache_dtype: unknown kv_cache_dtype \"nvfp4\"") == 0);
+  CHECK(dtype.second.find("bfloat16, float16, fp8") != std::string::npos);
+  const auto latency = error_of("attention_latency.csv");
+  CHECK(latency.first == 3);
+  CHECK(latency.second.find("latency must be positive") != std::string::npos);
+  CHECK_THROWS_AS(read_aic_attention_table(kData + "/bad/absent.csv"), IoError);
+}
+
+TEST_CASE("the context op: QKV preprocessing bytes by hand, then the FMHA") {
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  KernelParams p = KernelParams::defaults_for(h100);
+  // 4096 tokens, 32 query and 8 key/value heads of 128: reads 48 vectors of bf16, writes Q (32)
+  // in fp8 and K, V (16) in fp8.
+  const KernelCost pre = qkv_preprocess(h100, p, 4096, 32, 8, 128, DType::kBf16, DType::kFp8, DType::kFp8);
+  CHECK(pre.bytes == approx(4096.0 * 128 * (48 * 2 + 48 * 1)));
+  CHECK(pre.flops == approx(3.0 * 4096 * 40 * 128));
+  CHECK(pre.time_s == approx(p.memory_op_overhead_s + pre.bytes / (h100.hbm_bandwidth * p.memory_op_efficiency)).epsilon(0.02));
+  KernelSample s;
+  s.kind = SampleKind::kAttentionPrefill, s.batch = 1, s.seq = 4096, s.heads = 32, s.kv_heads = 8, s.head_dim = 128;
+  s.dtype = s.cache_dtype = DType::kFp8, s.timing = SampleTiming::kKernel;
+  AttentionShape a;
+  a.seq_q = 4096, a.heads = 32, a.kv_heads = 8;
+  CHECK(predict_sample(h100, p, s) == approx(pre.time_s + attention_prefill(h100, p, DType::kFp8, a).time_s));
+  // The per-CTA cost: 1 x 32 heads x 32 query blocks of 128 rows, packed on 132 SMs.
+  const double without = attention_prefill(h100, p, DType::kBf16, a).time_s;
+  p.attention_cta_overhead_s = 10e-6;
+  const double with = attention_prefill(h100, p, DType::kBf16, a).time_s;
+  // Both matrix-bound: the CTAs' cost spread over the SMs replaces a GEMM's tile_overhead per wave.
+  CHECK(with - without == approx(32 * 32 * 10e-6 / 132 - std::ceil(32 * 32 / 132.0) * p.tile_overhead_s).epsilon(0.01));
+  // Decode: the cache keeps only a sliding window's keys.
+  KernelSample w;
+  w.kind = SampleKind::kAttentionDecode, w.batch = 8, w.context = 4096, w.heads = 32, w.kv_heads = 8, w.window = 128;
+  KernelSample full = w;
+  full.context = 128, full.window = 0;
+  CHECK(predict_sample(h100, p, w) == predict_sample(h100, p, full));
+}
+
+TEST_CASE("attention fit: recovers the kernels' efficiencies and fixed costs from data the model generated") {
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  KernelParams truth = KernelParams::defaults_for(h100);
+  truth.smem_operand_mma = truth.stream_k = truth.narrow_output_16bit = 1;
+  truth.attention_efficiency = 0.55, truth.attention_efficiency_fp8 = 0.42;
+  truth.attention_overhead_s = {9e-6, 7e-6, 4e-6};
+  truth.attention_cta_overhead_s = 4e-6;
+  truth.attention_decode_efficiency = 0.85, truth.decode_sequence_overhead_s = {0.3e-6, 0.1e-6};
+  std::vector<KernelSample> samples;
+  for (DType t : {DType::kBf16, DType::kFp8})
+    for (double b : {1.0, 8.0, 64.0})
+      for (double seq : {1.0, 128.0, 1024.0, 4096.0, 16384.0})
+        for (double heads : {8.0, 32.0, 64.0}) {
+          if (b * seq > 65536) continue;
+          KernelSample s;
+          s.kind = SampleKind::kAttentionPrefill, s.source = "synthetic", s.timing = SampleTiming::kKernel;
+          s.batch = b, s.seq = seq, s.tokens = b * seq, s.heads = heads, s.kv_heads = heads / 8, s.head_dim = 128;
+          s.dtype = s.cache_dtype = t, s.op = t == DType::kFp8 ? "prefill fp8" : "prefill bf16";
+          s.time_s = predict_sample(h100, truth, s);
+          samples.push_back(s);
+          KernelSample d = s;
+          d.kind = SampleKind::kAttentionDecode, d.seq = 0, d.context = seq, d.tokens = b, d.op = "decode";
+          d.time_s = predict_sample(h100, truth, d);
+          samples.push_back(d);
+        }
+  KernelCalibrationOptions o;
+  o.held_out_shapes = 0, o.library_behaviours = true;
+  o.fit.samples = 24, o.fit.local_fits = 8;
+  const KernelCalibration c = calibrate_kernels(h100, samples, o);
+  CHECK(c.prefill_fit_error < 0.01);
+  CHECK(c.decode_fit_error < 0.01);
+  const KernelParams& f = c.fitted;
+  CHECK(f.attention_efficiency == approx(0.55).epsilon(0.02));
+  CHECK(f.attention_efficiency_fp8 == approx(0.42).epsilon(0.02));
+  CHECK(f.attention_cta_overhead_s == approx(4e-6).epsilon(0.05));
+  CHECK(f.attention_overhead_s[0] == approx(9e-6).epsilon(0.1));
+  CHECK(f.attention_decode_efficiency == approx(0.85).epsilon(0.02));
+  CHECK(f.attention_overhead_s[1] == approx(7e-6).epsilon(0.1));
+  CHECK(f.attention_overhead_s[2] == approx(4e-6).epsilon(0.1));
+  CHECK(f.decode_sequence_overhead_s[0] == approx(0.3e-6).epsilon(0.1));
+  CHECK(f.decode_sequence_overhead_s[1] == approx(0.1e-6).epsilon(0.1));
+  for (const char* n : {"attention_efficiency", "attention_cta_overhead", "decode_sequence_overhead.fp8"})
+    CHECK(std::find(c.fitted_names.begin(), c.fitted_names.end(), n) != c.fitted_names.end());
+}
