@@ -31,6 +31,13 @@ double positive(const CsvRows& r, const char* column) {
   return v;
 }
 
+// A count (sequences, tokens, heads, head dimension) of at least one.
+double positive_count(const CsvRows& r, const char* column) {
+  const double v = r.count(column);
+  if (v < 1) throw ConfigError(std::string(column) + " must be positive", {r.path(), r.line(), column}, "fix or drop the row");
+  return v;
+}
+
 }  // namespace
 
 std::vector<KernelSample> read_aic_attention_table(const std::string& path) {
@@ -42,17 +49,16 @@ std::vector<KernelSample> read_aic_attention_table(const std::string& path) {
     KernelSample s;
     s.kind = prefill ? SampleKind::kAttentionPrefill : SampleKind::kAttentionDecode;
     s.source = source, s.line = rows.line(), s.timing = SampleTiming::kKernel;
-    s.batch = positive(rows, "batch_size");
-    s.heads = positive(rows, "num_heads");
-    s.kv_heads = positive(rows, "num_key_value_heads");
+    s.batch = positive_count(rows, "batch_size");
+    s.heads = positive_count(rows, "num_heads");
+    s.kv_heads = positive_count(rows, "num_key_value_heads");
     if (s.kv_heads > s.heads)
       throw ConfigError("more key/value heads than query heads", {path, rows.line(), "num_key_value_heads"},
                         "grouped-query attention shares each key/value head among query heads");
-    s.head_dim = rows.has_column("head_dim") ? positive(rows, "head_dim") : 128;
-    s.window = rows.has_column("window_size") ? rows.number("window_size") : 0;
-    if (s.window < 0) throw ConfigError("window_size must be >= 0", {path, rows.line(), "window_size"}, "0: no window");
+    s.head_dim = rows.has_column("head_dim") ? positive_count(rows, "head_dim") : 128;
+    s.window = rows.has_column("window_size") ? rows.count("window_size") : 0;  // 0: none
     if (prefill) {
-      s.seq = positive(rows, "isl");
+      s.seq = positive_count(rows, "isl");
       // The FMHA computes in the cache's dtype: an fp8 KV cache runs the fp8 context kernel
       // (kernels-aic H100, 4096 tokens: bf16 in, fp8 cache 266 us, all bf16 339 us).
       const DType in = dtype_of(rows, "attn_dtype");
@@ -61,9 +67,8 @@ std::vector<KernelSample> read_aic_attention_table(const std::string& path) {
       s.op = std::string("prefill ") + (s.dtype == DType::kFp8 ? "fp8" : "bf16");
       s.tokens = s.batch * s.seq;
     } else {
-      const double step = rows.number("step");
-      if (!(step >= 0)) throw ConfigError("step must be >= 0", {path, rows.line(), "step"}, "decode steps after the prompt");
-      const double isl = rows.has_column("isl") ? rows.number("isl") : 1;
+      const double step = rows.count("step");  // decode steps after the prompt
+      const double isl = rows.has_column("isl") ? rows.count("isl") : 1;
       s.context = isl + step;
       s.dtype = s.cache_dtype = dtype_of(rows, "kv_cache_dtype");
       s.op = std::string("decode kv ") + (s.dtype == DType::kFp8 ? "fp8" : "bf16");
@@ -73,6 +78,7 @@ std::vector<KernelSample> read_aic_attention_table(const std::string& path) {
     if (rows.has_column("power")) s.power_w = positive(rows, "power");
     out.push_back(s);
   }
+  if (out.empty()) throw ConfigError("no attention call in the table", {path, rows.line(), ""}, "a table with at least one row");
   return out;
 }
 

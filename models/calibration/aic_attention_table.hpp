@@ -18,7 +18,9 @@
 namespace exasim::models {
 
 // Throws IoError when the file cannot be read, ConfigError (file, line, column) on a bad row:
-// an unknown dtype, a non-positive size or latency, more key/value heads than query heads.
+// an unknown dtype, a size that is not a whole number in [1, 2^31) (window, step: from 0), a
+// non-positive latency, more key/value heads than query heads, more fields than the header;
+// and on a table with no row.
 std::vector<KernelSample> read_aic_attention_table(const std::string& path);
 
 // True when the file looks like either attention table.

@@ -62,10 +62,7 @@ AicGemmTable read_aic_gemm_table(const std::string& path) {
     s.recipe = f.recipe;
     s.cast = f.cast;
     s.timing = SampleTiming::kKernel;
-    s.m = rows.number("m"), s.n = rows.number("n"), s.k = rows.number("k");
-    for (const char* dim : {"m", "n", "k"})
-      if (rows.number(dim) < 0)
-        throw ConfigError(std::string("negative ") + dim, {path, rows.line(), dim}, "GEMM dimensions are >= 0");
+    s.m = rows.count("m"), s.n = rows.count("n"), s.k = rows.count("k");
     const double ms = rows.number("latency");
     if (!(ms > 0)) throw ConfigError("latency must be positive", {path, rows.line(), "latency"}, "fix or drop the row");
     s.time_s = ms * 1e-3;
@@ -81,6 +78,9 @@ AicGemmTable read_aic_gemm_table(const std::string& path) {
     }
     out.samples.push_back(s);
   }
+  if (out.samples.empty())
+    throw ConfigError("no GEMM to fit (rows with a zero dimension: " + std::to_string(out.empty_rows) + ")", {path, rows.line(), ""},
+                      "a table with at least one GEMM of m, n, k > 0");
   return out;
 }
 

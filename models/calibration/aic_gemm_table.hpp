@@ -28,8 +28,9 @@ struct AicGemmTable {
 };
 
 // Throws IoError when the file cannot be read, ConfigError (file, line, column) on a bad row:
-// a cell that is not a number, a negative dimension, a non-positive latency, an unknown
-// gemm_dtype (the message lists the known ones).
+// a cell that is not a number, a dimension that is not a whole number in [0, 2^31), a
+// non-positive latency, an unknown gemm_dtype (the message lists the known ones), more fields
+// than the header; and on a table with no GEMM of m, n, k > 0 (nothing to fit).
 AicGemmTable read_aic_gemm_table(const std::string& path);
 
 // The catalog GPU of an AIConfigurator table, from its folder name (a100_sxm -> A100-SXM4-80GB,

@@ -1,6 +1,7 @@
 #include "models/calibration/aic_nccl_table.hpp"
 
 #include <array>
+#include <cmath>
 #include <utility>
 
 #include "hw/error.hpp"
@@ -49,8 +50,9 @@ std::vector<CollectiveSample> read_aic_nccl_table(const std::string& path) {
     if (!(gpus >= 2) || gpus != static_cast<int>(gpus))
       throw ConfigError("num_gpus must be a whole number >= 2", {path, rows.line(), "num_gpus"}, "a collective joins 2 or more GPUs");
     s.ranks = static_cast<int>(gpus);
-    const double elements = rows.number("message_size");
-    if (!(elements > 0))
+    // No GPU holds a TiB: a larger buffer is a typo or a unit mix-up (bytes for elements).
+    const double elements = rows.count("message_size", std::ldexp(1.0, 40) / element, "a call's buffer is at most 1 TiB");
+    if (elements < 1)
       throw ConfigError("message_size must be positive", {path, rows.line(), "message_size"}, "elements of nccl_dtype per call");
     s.bytes = elements * element;
     const double ms = rows.number("latency");
@@ -59,6 +61,7 @@ std::vector<CollectiveSample> read_aic_nccl_table(const std::string& path) {
     s.line = rows.line();
     out.push_back(s);
   }
+  if (out.empty()) throw ConfigError("no collective in the table", {path, rows.line(), ""}, "a table with at least one row");
   return out;
 }
 

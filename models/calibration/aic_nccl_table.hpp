@@ -28,7 +28,8 @@ struct CollectiveSample {
 
 // Throws IoError when the file cannot be read, ConfigError (file, line, column) on a bad row:
 // an unknown op_name or nccl_dtype (the message lists the known ones), a group of fewer than
-// two GPUs, a non-positive message_size or latency.
+// two GPUs, a message_size that is not a whole number of elements or above 1 TiB, a
+// non-positive latency, more fields than the header; and on a table with no row.
 std::vector<CollectiveSample> read_aic_nccl_table(const std::string& path);
 
 // True when the file looks like an AIConfigurator NCCL table (a CSV whose header has op_name,

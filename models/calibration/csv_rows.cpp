@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <sstream>
 
 #include "hw/error.hpp"
@@ -38,6 +39,9 @@ bool CsvRows::next() {
     ++line_;
     if (row.empty() || row == "\r") continue;
     cells_ = split_csv(row);
+    if (cells_.size() > columns_.size())
+      throw ConfigError(std::to_string(cells_.size()) + " fields where the header names " + std::to_string(columns_.size()),
+                        {path_, line_, ""}, "remove the extra field (a stray comma shifts the cells after it)");
     return true;
   }
   return false;
@@ -61,6 +65,14 @@ double CsvRows::number(const std::string& name) const {
   auto [ptr, ec] = std::from_chars(c.data(), c.data() + c.size(), v);
   if (c.empty() || ec != std::errc() || ptr != c.data() + c.size())
     throw ConfigError("\"" + c + "\" is not a number", {path_, line_, name}, "fix or drop the row");
+  return v;
+}
+
+double CsvRows::count(const std::string& name, double max, const std::string& why) const {
+  const double v = number(name);
+  if (!(v >= 0) || v != std::floor(v))
+    throw ConfigError("\"" + text(name) + "\" is not a whole number >= 0", {path_, line_, name}, "fix or drop the row");
+  if (v > max) throw ConfigError("implausible " + name + " " + text(name), {path_, line_, name}, why + "; fix or drop the row");
   return v;
 }
 

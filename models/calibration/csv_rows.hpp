@@ -19,7 +19,8 @@ class CsvRows {
   // it is empty or misses one of `required` (`what` names the table kind for the hint).
   CsvRows(const std::string& path, const std::vector<std::string>& required, const std::string& what);
 
-  // The next non-empty row; false at the end of the file.
+  // The next non-empty row; false at the end of the file. Throws ConfigError on a row with more
+  // fields than the header names (a stray comma shifts every cell after it).
   bool next();
 
   int line() const { return line_; }
@@ -31,6 +32,13 @@ class CsvRows {
   double number(const std::string& name) const;
   // A cell that must be present (throws ConfigError when the column or the cell is missing).
   const std::string& text(const std::string& name) const;
+  // The kernels index their operands with 32-bit integers (cuBLAS, CUTLASS, TensorRT-LLM's
+  // attention): no dimension, token or head count of one call is above this.
+  static constexpr double kMaxCount = 2147483647.0;
+  // The cell as a count: a whole number in [0, max]; throws ConfigError otherwise, with `why`
+  // the bound as the hint.
+  double count(const std::string& name, double max = kMaxCount,
+               const std::string& why = "one kernel call indexes at most 2^31 - 1 of anything") const;
 
  private:
   std::string path_, what_;

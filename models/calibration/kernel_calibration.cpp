@@ -139,12 +139,19 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
                      !sample_held_out(s, o.held_out_shapes, o.split_seed);
     (fit ? c.fit_set : c.held_out).push_back(s);
   }
+  if (c.fit_set.empty())
+    throw ConfigError("no measurements in the fit set (" + std::to_string(samples.size()) + " read, all held out)", {},
+                      "hold fewer out (--held-out-shapes) or fit more sources (--fit)");
+  auto require = [&](const std::string& what, std::size_t n, std::size_t parameters) {
+    require_samples_for_fit(what, n, parameters, o.samples_per_parameter);
+  };
   const SamplePredictor tile = tile_model_predictor(gpu);
   const std::vector<KernelSample> all_gemms = of_kind(c.fit_set, SampleKind::kGemm);
   const std::vector<KernelSample> gemms = spread_subset(all_gemms, o.max_fit_gemms, o.split_seed);
   KernelParams p = c.family;
   if (!gemms.empty()) {
     const std::vector<std::string> names = gemm_parameters_for(gemms);
+    require("GEMMs", gemms.size(), names.size());
     resolve_format_efficiencies(p);
     if (o.library_behaviours) p.smem_operand_mma = p.stream_k = p.narrow_output_16bit = 1;
     // A fixed cost fitted in log space needs a start in its range, not 0.
@@ -168,6 +175,7 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
       if (std::find(mem_names.begin(), mem_names.end(), n) == mem_names.end()) mem_names.push_back(n);
   }
   if (!mem.empty()) {
+    require("memory-bound ops", mem.size(), mem_names.size());
     // Start every op from the shared defaults so that the fit moves them from there.
     for (std::size_t i = 0; i < kMemoryOpCount; ++i) {
       if (p.memory_op_efficiency_by_op[i] == 0) p.memory_op_efficiency_by_op[i] = p.memory_op_efficiency;
@@ -204,6 +212,7 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
                                     std::pair{SampleKind::kAttentionDecode, decode_names}}) {
     const std::vector<KernelSample> all = of_kind(c.fit_set, kind);
     if (all.empty()) continue;
+    require(kind == SampleKind::kAttentionPrefill ? "prefill attention calls" : "decode attention calls", all.size(), names.size());
     // Fixed costs fitted in log space need a start in their range, not 0.
     const bool prefill = kind == SampleKind::kAttentionPrefill;
     auto start = [](double& v, double at) { v = v > 0 ? v : at; };

@@ -12,6 +12,7 @@
 #include "hw/gpu_spec.hpp"
 #include "models/calibration/kernel_accuracy.hpp"
 #include "models/calibration/kernel_fit.hpp"
+#include "models/calibration/least_squares.hpp"
 
 namespace exasim::models {
 
@@ -38,6 +39,10 @@ struct KernelCalibrationOptions {
   // Turn on the kernel-library switches (KernelParams::smem_operand_mma, stream_k,
   // narrow_output_16bit) before fitting, and write them: the fits on NVIDIA's kernel tables.
   bool library_behaviours = false;
+  // Each group of parameters (GEMM, memory ops, prefill, decode) is fitted only on at least this
+  // many of its measurements per parameter (require_samples_for_fit); 0 lets tests of the split
+  // fit on a handful.
+  std::size_t samples_per_parameter = kSamplesPerParameter;
   KernelFitOptions fit;
 };
 
@@ -70,7 +75,8 @@ struct KernelCalibration {
   double prefill_fit_error = 0, decode_fit_error = 0;
 };
 
-// Throws ConfigError when `fit_sources` names a source that no sample has.
+// Throws ConfigError when `fit_sources` names a source that no sample has, when the fit set is
+// empty, or when a group has too few measurements for its parameters (the counts).
 KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<KernelSample>& samples,
                                     const KernelCalibrationOptions& options);
 

@@ -1,5 +1,9 @@
 #include "models/calibration/least_squares.hpp"
 
+#include <algorithm>
+
+#include "hw/error.hpp"
+
 namespace exasim::models {
 
 namespace {
@@ -61,6 +65,15 @@ LeastSquaresReport levenberg_marquardt(Eigen::VectorXd& x, const Eigen::VectorXd
   }
   rep.final_cost = cost;
   return rep;
+}
+
+void require_samples_for_fit(const std::string& what, std::size_t samples, std::size_t parameters,
+                             std::size_t per_parameter) {
+  const std::size_t needed = std::max<std::size_t>(1, per_parameter * parameters);
+  if (samples >= needed) return;
+  throw ConfigError("too few " + what + " to fit " + std::to_string(parameters) + " parameters: " + std::to_string(samples) +
+                        " in the fit set, at least " + std::to_string(needed) + " needed",
+                    {}, "measure more shapes, or hold fewer out (--held-out-shapes)");
 }
 
 }  // namespace exasim::models

@@ -5,7 +5,9 @@
 // the piecewise tile models (the step is large enough to see across tile switches).
 #include <Eigen/Dense>
 
+#include <cstddef>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace exasim::models {
@@ -28,5 +30,15 @@ using ResidualFunction = std::function<void(const Eigen::VectorXd& x, Eigen::Vec
 
 LeastSquaresReport levenberg_marquardt(Eigen::VectorXd& x, const Eigen::VectorXd& lower, const Eigen::VectorXd& upper,
                                        const ResidualFunction& residuals, const LeastSquaresOptions& options = {});
+
+// A fit identifies its parameters only with more measurements than parameters: with as many,
+// any model interpolates them and the residuals say nothing. The fits ask for at least this
+// many measurements per fitted parameter.
+inline constexpr std::size_t kSamplesPerParameter = 2;
+
+// Throws ConfigError when `samples` < `per_parameter` x `parameters`, or there are none: "too few
+// <what> to fit <parameters> parameters: <samples> in the fit set, at least <n> needed".
+void require_samples_for_fit(const std::string& what, std::size_t samples, std::size_t parameters,
+                             std::size_t per_parameter = kSamplesPerParameter);
 
 }  // namespace exasim::models

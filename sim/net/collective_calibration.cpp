@@ -130,6 +130,7 @@ CollectiveCalibration calibrate_collectives(const topologies::Cluster& node, con
   c.fitted_names = names;
   for (const CollectiveSample& s : samples)
     (models::shape_held_out(s.bytes, 0, o.held_out_sizes, o.split_seed) ? c.held_out : c.fit_set).push_back(s);
+  models::require_samples_for_fit("collectives", c.fit_set.size(), names.size(), o.samples_per_parameter);
   const int n = static_cast<int>(names.size());
   std::vector<const models::CollectiveParamSlot*> slots;
   Eigen::VectorXd lower(n), upper(n), x0(n);

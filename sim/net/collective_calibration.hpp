@@ -32,6 +32,7 @@ struct CollectiveFitOptions {
   double held_out_sizes = 0.25;  // fraction of message sizes held out (0: fit on all)
   unsigned split_seed = 1;
   int starts = 16;               // random starts within the parameters' ranges, beside `start`
+  std::size_t samples_per_parameter = models::kSamplesPerParameter;  // require_samples_for_fit
   unsigned seed = 1;
   models::LeastSquaresOptions least_squares;
 };

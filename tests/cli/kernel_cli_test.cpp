@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <array>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -182,22 +183,27 @@ TEST_CASE("cli: calibrate fits Vidur tables, reports held-out error and baseline
 }
 
 // An exasim-bench GPU profile whose GEMMs record cuBLASLt's tile: the calibration says how often the
-// model picks the library's tile. Four GEMMs: the library's tile is set to what the model picks on
-// the first two (read back from `exasim calibrate --residuals` of the same profile) and to another
-// on the last two, so the count is known: 2 of 4.
+// model picks the library's tile. Sixteen GEMMs (two for each of the 8 GEMM parameters, the
+// fewest a fit takes): the library's tile is set to what the model picks on the first eight (read
+// back from `exasim calibrate --residuals` of the same profile) and to another on the last eight,
+// so the count is known: 8 of 16.
 TEST_CASE("cli: calibrate on a GPU profile reports how often the model picks the library's tile") {
   namespace fs = std::filesystem;
   const std::string profile = (fs::temp_directory_path() / "exasim_cli_gpu_profile.json").string();
   const std::string residuals = (fs::temp_directory_path() / "exasim_cli_gpu_residuals.csv").string();
   const std::string out = (fs::temp_directory_path() / "exasim_cli_gpu_cal.yaml").string();
-  const int shapes[4][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {2048, 8192, 4096}, {1024, 1024, 4096}};
+  std::vector<std::array<double, 3>> shapes;
+  for (double m : {1024.0, 2048.0, 4096.0, 8192.0})
+    for (double n : {1024.0, 8192.0})
+      for (double k : {1024.0, 4096.0}) shapes.push_back({m, n, k});
+  REQUIRE(shapes.size() == 16);
   auto write = [&](const std::vector<std::string>& tiles) {
     nlohmann::json p = {{"schema_version", 1}, {"tool", "exasim-bench test"}, {"date", "2026-12-03T00:00:00Z"},
                         {"host", {{"hostname", "h"}, {"cpu_model", "c"}}},
                         {"devices", {{{"index", 0}, {"kind", "gpu"}, {"name", "A100-SXM4-80GB"}, {"compute_units", 108},
                                       {"clock_hz", 1.41e9}, {"memory_bytes", 8.0e10}, {"l2_bytes", 4.0e7}}}}};
     nlohmann::json ms = nlohmann::json::array();
-    for (int i = 0; i < 4; ++i) {
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
       const double m = shapes[i][0], n = shapes[i][1], k = shapes[i][2], t = 2 * m * n * k / 250e12;
       nlohmann::json j = {{"suite", "gemm"}, {"op", "gemm"}, {"device", 0}, {"dtype", "bf16"},
                           {"shape", {{"m", m}, {"n", n}, {"k", k}, {"batch", 1}}}, {"repeats", 5},
@@ -230,16 +236,16 @@ TEST_CASE("cli: calibrate on a GPU profile reports how often the model picks the
     CHECK_FALSE(f[16].empty());  // the model's split-K
     model_tiles.push_back(f[15]);
   }
-  REQUIRE(model_tiles.size() == 4);
+  REQUIRE(model_tiles.size() == 16);
   // The rows come back in profile order (fit set = every sample of a profile).
-  std::vector<std::string> library = {model_tiles[0], model_tiles[1], model_tiles[2] == "16x128" ? "32x128" : "16x128",
-                                      model_tiles[3] == "16x128" ? "32x128" : "16x128"};
+  std::vector<std::string> library = model_tiles;
+  for (std::size_t i = 8; i < 16; ++i) library[i] = model_tiles[i] == "16x128" ? "32x128" : "16x128";
   write(library);
   const Result r = run("calibrate '" + profile + "' --starts 2 -o '" + out + "' --residuals '" + residuals + "'");
   INFO("output: ", r.output);
   REQUIRE(r.status == 0);
-  CHECK(contains(r.output, "tile choice: the model picks the library's tile on 2 of 4 GEMMs (50.0%"));
-  CHECK(contains(slurp(residuals), "," + library[2] + ",1,"));
+  CHECK(contains(r.output, "tile choice: the model picks the library's tile on 8 of 16 GEMMs (50.0%"));
+  CHECK(contains(slurp(residuals), "," + library[8] + ",1,"));
   fs::remove(profile), fs::remove(residuals), fs::remove(out);
 }
 
@@ -247,4 +253,12 @@ TEST_CASE("cli: calibrate errors are one clean line") {
   check_clean_error(run("calibrate /no/such_ops.csv"));
   check_clean_error(run("calibrate '" + kData + "a100_qwen_qwen-72b_ops.csv' --fit nobody -o /tmp/x.yaml"));
   check_clean_error(run("calibrate '" + kData + "README.md'"));
+  // A table with nothing to fit is refused, not fitted on 0 samples (exit 0, a file written).
+  const std::string bad = std::string(EXASIM_TEST_DATA) + "/kernels-aic/bad/";
+  for (const char* table : {"header_only.csv", "gemm_zero_m.csv", "gemm_huge_m.csv", "gemm_extra_field.csv", "nccl_header_only.csv"}) {
+    const Result r = run("calibrate '" + bad + table + "' -o /tmp/exasim_never_written.yaml");
+    check_clean_error(r);
+    CHECK(contains(r.output, table));  // the file (and line) it is about
+  }
+  CHECK_FALSE(std::filesystem::exists("/tmp/exasim_never_written.yaml"));
 }

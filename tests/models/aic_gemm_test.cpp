@@ -94,6 +94,23 @@ TEST_CASE("AIConfigurator GEMM table: a malformed row is refused with its file, 
   CHECK(missing.first == 1);
   CHECK(missing.second.find("missing column \"k\"") != std::string::npos);
   CHECK_THROWS_AS(read_aic_gemm_table(kData + "/bad/absent.csv"), IoError);
+  // What the reader cannot use is refused too, not read as nothing (a fit on 0 GEMMs) or as a
+  // GEMM no kernel can run.
+  const auto huge = error_of("gemm_huge_m.csv");
+  CHECK(huge.first == 3);
+  CHECK(huge.second.find("m: implausible m 99999999999999999999 (one kernel call indexes at most 2^31 - 1") == 0);
+  const auto fraction = error_of("gemm_fractional_m.csv");
+  CHECK(fraction.first == 2);
+  CHECK(fraction.second.find("m: \"16.5\" is not a whole number") == 0);
+  const auto extra = error_of("gemm_extra_field.csv");
+  CHECK(extra.first == 3);
+  CHECK(extra.second.find(": 6 fields where the header names 5 (remove the extra field") == 0);
+  const auto header = error_of("header_only.csv");
+  CHECK(header.first == 1);
+  CHECK(header.second.find(": no GEMM to fit (rows with a zero dimension: 0)") == 0);
+  const auto zero = error_of("gemm_zero_m.csv");
+  CHECK(zero.first == 2);
+  CHECK(zero.second.find(": no GEMM to fit (rows with a zero dimension: 1)") == 0);
 }
 
 TEST_CASE("shape split: whole (n, k) pairs are held out, the same for every m and dtype, at the fraction asked") {
@@ -111,6 +128,7 @@ TEST_CASE("shape split: whole (n, k) pairs are held out, the same for every m an
   const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
   KernelCalibrationOptions o;
   o.held_out_shapes = 0.5;
+  o.samples_per_parameter = 0;  // ~9 GEMMs for 12 parameters: the split is what is tested
   o.fit.samples = 0, o.fit.local_fits = 1, o.fit.robust_rounds = 0;
   const KernelCalibration c = calibrate_kernels(h100, read_aic_gemm_table(kData + "/h100_sxm/gemm_perf.csv").samples, o);
   std::set<std::pair<double, double>> fitted, held_out;
@@ -118,6 +136,22 @@ TEST_CASE("shape split: whole (n, k) pairs are held out, the same for every m an
   for (const auto& s : c.held_out) held_out.insert({s.n, s.k});
   for (const auto& nk : held_out) CHECK_FALSE(fitted.contains(nk));
   CHECK(c.fit_set.size() + c.held_out.size() == 18);
+}
+
+TEST_CASE("GEMM fit: too few measurements for its parameters is refused with the counts") {
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  const std::vector<KernelSample> slice = read_aic_gemm_table(kData + "/h100_sxm/gemm_perf.csv").samples;
+  REQUIRE(slice.size() == 18);
+  const std::size_t parameters = gemm_parameters_for(slice).size();  // 8 shared, 2 formats, 2 casts
+  CHECK(parameters == 12);
+  KernelCalibrationOptions o;
+  o.fit.samples = 0, o.fit.local_fits = 1, o.fit.robust_rounds = 0;
+  CHECK_THROWS_WITH_AS(calibrate_kernels(h100, slice, o),
+                       "too few GEMMs to fit 12 parameters: 18 in the fit set, at least 24 needed", ConfigError);
+  o.samples_per_parameter = 1;  // 18 >= 12: fitted
+  CHECK(calibrate_kernels(h100, slice, o).fit_set.size() == 18);
+  CHECK_THROWS_WITH_AS(require_samples_for_fit("decode attention calls", 0, 3), doctest::Contains("0 in the fit set, at least 6"),
+                       ConfigError);
 }
 
 TEST_CASE("input casts: bytes by hand, a dynamic per-tensor scale reads the input twice") {

@@ -241,5 +241,7 @@ TEST_CASE("kernel calibration: fit on one table, predict another, baselines besi
   CHECK(tile < roof);
   CHECK(roof < sheet);
   CHECK(sheet > 0.2);  // the datasheet roofline is far off (~34% on the full tables)
-  CHECK_THROWS_AS(calibrate_kernels(a100, samples, {{"no-such-model"}, {}}), ConfigError);
+  KernelCalibrationOptions unknown;
+  unknown.fit_sources = {"no-such-model"};
+  CHECK_THROWS_AS(calibrate_kernels(a100, samples, unknown), ConfigError);
 }

@@ -81,6 +81,13 @@ TEST_CASE("AIConfigurator NCCL table: a malformed row is refused with its file, 
   CHECK(zero.first == 3);
   CHECK(zero.second.find("latency: latency must be positive") == 0);
   CHECK_THROWS_AS(models::read_aic_nccl_table(kData + "/bad/absent.csv"), IoError);
+  const auto header = error_of("nccl_header_only.csv");
+  CHECK(header.first == 1);
+  CHECK(header.second.find(": no collective in the table") == 0);
+  // 2^40 half elements: 2 TiB in one call.
+  const auto huge = error_of("nccl_huge_message.csv");
+  CHECK(huge.first == 2);
+  CHECK(huge.second.find("message_size: implausible message_size 1099511627776 (a call's buffer is at most 1 TiB") == 0);
 }
 
 TEST_CASE("collective fit: recovers a node's efficiencies, step latencies and per-call cost from data the model generated") {
@@ -117,6 +124,20 @@ TEST_CASE("collective fit: recovers a node's efficiencies, step latencies and pe
   const models::Calibration back = models::apply_calibration({}, config::load_string(yaml, "fitted.yaml"));
   CHECK(back.collective.intra_efficiency == approx(c.fitted.intra_efficiency).epsilon(1e-3));
   CHECK(back.collective.launch_overhead_s == approx(c.fitted.launch_overhead_s).epsilon(1e-3));
+}
+
+TEST_CASE("collective fit: too few measurements for its parameters is refused with the counts") {
+  const auto node = cluster_of("{node: dgx-h100, nodes: 1}");
+  std::vector<CollectiveSample> samples = synthetic(node, {});
+  samples.resize(10);
+  sim::CollectiveFitOptions o;
+  o.held_out_sizes = 0;
+  const std::size_t parameters = sim::collective_parameters_for(node, samples).size();
+  REQUIRE(2 * parameters > 10);
+  CHECK_THROWS_WITH_AS(sim::calibrate_collectives(node, {}, samples, o),
+                       ("too few collectives to fit " + std::to_string(parameters) + " parameters: 10 in the fit set, at least " +
+                        std::to_string(2 * parameters) + " needed").c_str(),
+                       ConfigError);
 }
 
 TEST_CASE("collective fit: a table whose groups outnumber the node's GPUs is refused") {
