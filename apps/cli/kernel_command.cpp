@@ -26,6 +26,8 @@ using units::Dimension;
 
 struct KernelOptions {
   std::string gpu, op = "gemm", dtype = "bf16", calibration;
+  bool dtype_given = false;
+  std::string recipe;  // gemm: a GemmFormat name, or a recipe or cast name with --dtype (empty: none)
   double m = 0, n = 0, k = 0, batch = 1;
   double seq = 0, context = 0, heads = 0, kv_heads = 0, head_dim = 128, block = 16;
   bool no_causal = false;
@@ -47,14 +49,38 @@ void need(double v, const std::string& option, const std::string& op) {
   if (!(v > 0) || !std::isfinite(v)) bad(option, op + " needs " + option + " > 0", "e.g. " + option + " 4096");
 }
 
+// The GEMM op --recipe asks for: a format by its table name (its own dtype; --dtype, if given,
+// must agree), or a recipe or cast name applied to --dtype; without --recipe, a bare GEMM.
+models::GemmFormat gemm_format_of(const KernelOptions& o, DType t) {
+  if (o.recipe.empty()) return {"", t, models::GemmRecipe::kDense, models::InputCast::kNone};
+  const models::GemmFormat* f = models::find_gemm_format(o.recipe, t);
+  if (!f) {
+    std::string known;
+    for (const models::GemmFormat& g : models::gemm_formats()) known += std::string(known.empty() ? "" : ", ") + std::string(g.name);
+    bad("--recipe", "no GEMM format \"" + o.recipe + "\" for " + o.dtype + " operands",
+        "give one of " + known + ", or per_tensor, static, per_group, block_scaled, weight_only with a --dtype that has it");
+  }
+  if (o.dtype_given && f->dtype != t)
+    bad("--dtype", "--recipe " + o.recipe + " runs " + std::string(dtype_name(f->dtype)) + " operands, not " + o.dtype,
+        "drop --dtype, or give a recipe of " + o.dtype);
+  return *f;
+}
+
 Answer run_gemm(const hw::GpuSpec& g, const models::KernelParams& p, DType t, const KernelOptions& o) {
   need(o.m, "--m", "gemm"), need(o.n, "--n", "gemm"), need(o.k, "--k", "gemm"), need(o.batch, "--batch", "gemm");
-  const models::GemmPlan plan = models::gemm_plan(g, p, t, o.m, o.n, o.k, o.batch);
-  Answer a{plan.cost};
+  const models::GemmFormat f = gemm_format_of(o, t);
+  const models::GemmPlan plan = models::gemm_plan(g, p, f.dtype, o.m, o.n, o.k, o.batch, f.recipe);
+  Answer a{models::gemm_op(g, p, f, o.m, o.n, o.k, o.batch)};
   a.detail = {{"tile", std::to_string(plan.tile.bm) + "x" + std::to_string(plan.tile.bn)},
               {"split_k", plan.split_k},
               {"ctas", plan.tiles},
               {"waves", plan.waves}};
+  if (!o.recipe.empty()) {
+    a.detail["recipe"] = std::string(models::gemm_recipe_name(f.recipe));
+    a.detail["input_cast"] = std::string(models::input_cast_name(f.cast));
+    a.detail["gemm_s"] = plan.cost.time_s;
+    a.detail["input_cast_s"] = a.cost.time_s - plan.cost.time_s;
+  }
   return a;
 }
 
@@ -127,12 +153,16 @@ int run(const Context& ctx, const KernelOptions& o) {
       throw IoError("calibration file not found", {o.calibration, 0, "--calibration"}, "give the path of a calibration YAML");
     cal = models::load_calibration(cal, o.calibration);
   }
-  const Answer a = run_op(gpu, cal.kernel, *dtype, o);
+  if (!o.recipe.empty() && o.op != "gemm") bad("--recipe", "--recipe applies to --op gemm", "drop --recipe, or use --op gemm");
+  // A table format names its own dtype (--recipe fp8_block: fp8 operands).
+  const DType operands = o.op == "gemm" ? gemm_format_of(o, *dtype).dtype : *dtype;
+  const std::string dtype_text = operands == *dtype ? o.dtype : std::string(dtype_name(operands));
+  const Answer a = run_op(gpu, cal.kernel, operands, o);
   const models::KernelCost& c = a.cost;
   if (o.json) {
     nlohmann::json j = {{"gpu", gpu.name},
                         {"op", o.op},
-                        {"dtype", o.dtype},
+                        {"dtype", dtype_text},
                         {"time_s", c.time_s},
                         {"bound", models::bound_name(c.bound)},
                         {"flops", c.flops},
@@ -151,12 +181,13 @@ int run(const Context& ctx, const KernelOptions& o) {
   t.add_row({"achieved", units::format(c.achieved_flops(), Dimension::kFlopRate, 4)});
   t.add_row({"memory traffic", units::format(c.achieved_bytes_per_s(), Dimension::kBandwidth, 4)});
   for (auto& [key, v] : a.detail.items()) t.add_row({key, v.is_string() ? v.get<std::string>() : v.dump()});
-  std::cout << "exasim: " << o.op << " on " << gpu.name << " (" << o.dtype << "); kernel parameters: " << cal.kernel.source
+  std::cout << "exasim: " << o.op << " on " << gpu.name << " (" << dtype_text << (o.recipe.empty() ? "" : ", " + o.recipe)
+            << "); kernel parameters: " << cal.kernel.source
             << "\n";
   // Say how a dtype without matrix units here is modelled (gemm_model.cpp: weight-only kernels).
-  if (!gpu.host_cpu && !gpu.supports(*dtype))
-    std::cout << "note: " << gpu.name << " has no " << o.dtype
-              << " matrix units; modelled as " << o.dtype << " operands converted to its 16-bit (or fp32) path\n";
+  if (!gpu.host_cpu && !gpu.supports(operands))
+    std::cout << "note: " << gpu.name << " has no " << dtype_text
+              << " matrix units; modelled as " << dtype_text << " operands converted to its 16-bit (or fp32) path\n";
   std::cout << "\n";
   t.print(std::cout);
   return 0;
@@ -172,6 +203,10 @@ void add_kernel_command(CLI::App& app, Context& ctx) {
                   "gemm | attention_prefill | attention_backward | attention_decode | elementwise | residual_add | "
                   "silu_mul | gelu | rmsnorm | layernorm | softmax | rope | embedding | adam");
   cmd->add_option("--dtype", o->dtype, "fp32 | tf32 | fp16 | bf16 | fp8 | fp4 | int8 (KV cache dtype for decode)");
+  cmd->add_option("--recipe", o->recipe,
+                  "gemm: the op as a kernel table names it, input cast included (bfloat16, float16, fp8, fp8_static, "
+                  "fp8_block, nvfp4, sq, int8_wo, int4_wo), or per_tensor | static | per_group | block_scaled | "
+                  "weight_only for the --dtype operands (default: a bare GEMM)");
   cmd->add_option("--calibration", o->calibration, "calibration YAML (default: the GPU family's defaults)");
   cmd->add_option("--m", o->m, "gemm: rows of A and C");
   cmd->add_option("--n", o->n, "gemm: columns of B and C");
@@ -189,7 +224,10 @@ void add_kernel_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--cols", o->cols, "memory ops: columns (hidden size)");
   cmd->add_option("--params", o->params, "adam: parameters updated");
   cmd->add_flag("--json", o->json, "print JSON (time_s, bound, tflops, bytes_per_s, ...)");
-  cmd->callback([&ctx, o] { ctx.handler = [&ctx, o] { return run(ctx, *o); }; });
+  cmd->callback([&ctx, o, cmd] {
+    o->dtype_given = cmd->count("--dtype") > 0;
+    ctx.handler = [&ctx, o] { return run(ctx, *o); };
+  });
 }
 
 }  // namespace exasim::cli

@@ -1,7 +1,6 @@
 #include "models/calibration/aic_gemm_table.hpp"
 
 #include <algorithm>
-#include <array>
 #include <filesystem>
 #include <fstream>
 
@@ -12,31 +11,12 @@ namespace exasim::models {
 
 namespace {
 
-struct GemmFormat {
-  const char* name;  // as the table spells gemm_dtype
-  DType dtype;
-  GemmRecipe recipe;
-  InputCast cast;    // the op's cast of its bf16 input (TensorRT-LLM's quantized linear layers)
-};
-
-constexpr std::array<GemmFormat, 9> kFormats = {{
-    {"bfloat16", DType::kBf16, GemmRecipe::kDense, InputCast::kNone},
-    {"float16", DType::kFp16, GemmRecipe::kDense, InputCast::kNone},
-    {"fp8", DType::kFp8, GemmRecipe::kDense, InputCast::kPerTensor},
-    {"fp8_static", DType::kFp8, GemmRecipe::kDense, InputCast::kStatic},
-    {"fp8_block", DType::kFp8, GemmRecipe::kBlockScaled, InputCast::kPerGroup},
-    {"nvfp4", DType::kFp4, GemmRecipe::kDense, InputCast::kPerGroup},
-    {"sq", DType::kInt8, GemmRecipe::kDense, InputCast::kPerGroup},
-    {"int8_wo", DType::kInt8, GemmRecipe::kWeightOnly, InputCast::kNone},
-    {"int4_wo", DType::kInt4, GemmRecipe::kWeightOnly, InputCast::kNone},
-}};
-
 const GemmFormat& format_of(const CsvRows& r) {
   const std::string& name = r.text("gemm_dtype");
-  for (const GemmFormat& f : kFormats)
+  for (const GemmFormat& f : gemm_formats())
     if (name == f.name) return f;
   std::string known;
-  for (const GemmFormat& f : kFormats) known += (known.empty() ? "" : ", ") + std::string(f.name);
+  for (const GemmFormat& f : gemm_formats()) known += (known.empty() ? "" : ", ") + std::string(f.name);
   throw ConfigError("unknown gemm_dtype \"" + name + "\"", {r.path(), r.line(), "gemm_dtype"}, "known: " + known);
 }
 
@@ -55,7 +35,7 @@ AicGemmTable read_aic_gemm_table(const std::string& path) {
     const GemmFormat& f = format_of(rows);
     KernelSample s;
     s.kind = SampleKind::kGemm;
-    s.op = f.name;
+    s.op = std::string(f.name);
     s.source = source;
     s.line = rows.line();
     s.dtype = f.dtype;

@@ -142,6 +142,16 @@ std::string kernel_calibration_yaml(const KernelParams& params, const std::vecto
   return out;
 }
 
+KernelParams kernel_params_as_written(const KernelParams& base, const KernelParams& fitted,
+                                      const std::vector<std::string>& names) {
+  Calibration c;
+  c.kernel = base;
+  KernelParams back =
+      apply_calibration(c, config::load_string(kernel_calibration_yaml(fitted, names), "<fitted parameters>")).kernel;
+  back.source = fitted.source;
+  return back;
+}
+
 std::string collective_calibration_yaml(const CollectiveParams& p, const std::vector<std::string>& names) {
   std::string out = "collective:\n";
   for (const CollectiveParamSlot& slot : collective_param_slots()) {

@@ -75,6 +75,12 @@ struct CalibrationHeader {
 // `defaults` when names is empty), with units. Deterministic: fixed order, fixed precision.
 std::string kernel_calibration_yaml(const KernelParams& p, const std::vector<std::string>& names);
 
+// The kernel parameters a file written from `fitted` (its `names`) gives when read over `base`:
+// what every command that reads the file runs on (values at the written precision; what the file
+// leaves out derived as the reader derives it, e.g. fp8's family shortfall).
+KernelParams kernel_params_as_written(const KernelParams& base, const KernelParams& fitted,
+                                      const std::vector<std::string>& names);
+
 // The collective section as YAML text: the `names` given (collective_param_slots()), with units.
 std::string collective_calibration_yaml(const CollectiveParams& p, const std::vector<std::string>& names);
 

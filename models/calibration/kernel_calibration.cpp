@@ -7,6 +7,7 @@
 #include <set>
 
 #include "hw/error.hpp"
+#include "models/calibration/calibration_file.hpp"
 #include "models/kernel/roofline.hpp"
 
 namespace exasim::models {
@@ -228,7 +229,12 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
     (kind == SampleKind::kAttentionPrefill ? c.prefill_fit_error : c.decode_fit_error) = mean_abs_error(p, all, tile);
     c.fitted_names.insert(c.fitted_names.end(), names.begin(), names.end());
   }
-  c.fitted = p;
+  // What was fitted is what its file gives every command that reads it (written precision), and
+  // what the errors here and in the file's header are of.
+  c.fitted = kernel_params_as_written(c.family, p, c.fitted_names);
+  const auto error_of = [&](SampleKind kind) { return mean_abs_error(c.fitted, of_kind(c.fit_set, kind), tile); };
+  c.gemm_fit_error = error_of(SampleKind::kGemm), c.memory_fit_error = error_of(SampleKind::kMemoryOp);
+  c.prefill_fit_error = error_of(SampleKind::kAttentionPrefill), c.decode_fit_error = error_of(SampleKind::kAttentionDecode);
   return c;
 }
 

@@ -7,8 +7,7 @@ namespace exasim::models {
 double predict_sample(const hw::GpuSpec& gpu, const KernelParams& p, const KernelSample& s) {
   const double launch = s.timing == SampleTiming::kLaunchIncluded ? p.host_launch_overhead_s : 0.0;
   if (s.kind == SampleKind::kGemm)
-    return launch + input_cast(gpu, p, s.cast, s.dtype, s.m * s.batch, s.k).time_s +
-           gemm_time(gpu, p, s.dtype, s.m, s.n, s.k, s.batch, s.recipe).time_s;
+    return launch + gemm_op(gpu, p, {s.op, s.dtype, s.recipe, s.cast}, s.m, s.n, s.k, s.batch).time_s;
   if (s.kind == SampleKind::kAttentionPrefill) {
     AttentionShape a;
     a.batch = s.batch, a.seq_q = s.seq, a.heads = s.heads, a.kv_heads = s.kv_heads, a.head_dim = s.head_dim;

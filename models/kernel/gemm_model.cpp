@@ -332,4 +332,13 @@ KernelCost gemm_time(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype,
   return gemm_plan(gpu, p, dtype, m, n, k, batch, recipe).cost;
 }
 
+KernelCost gemm_op(const hw::GpuSpec& gpu, const KernelParams& p, const GemmFormat& format, double m, double n, double k,
+                   double batch) {
+  const KernelCost cast = input_cast(gpu, p, format.cast, format.dtype, m * batch, k);
+  KernelCost c = gemm_time(gpu, p, format.dtype, m, n, k, batch, format.recipe);
+  c.time_s = cast.time_s + c.time_s;
+  c.flops += cast.flops, c.bytes += cast.bytes;
+  return c;
+}
+
 }  // namespace exasim::models

@@ -1,5 +1,7 @@
 #include "models/kernel/gemm_recipe.hpp"
 
+#include <array>
+
 namespace exasim::models {
 
 std::string_view gemm_recipe_name(GemmRecipe r) {
@@ -19,6 +21,36 @@ std::string_view input_cast_name(InputCast c) {
     case InputCast::kPerGroup: return "per_group";
   }
   return "?";
+}
+
+namespace {
+
+constexpr std::array<GemmFormat, 9> kFormats = {{
+    {"bfloat16", DType::kBf16, GemmRecipe::kDense, InputCast::kNone},
+    {"float16", DType::kFp16, GemmRecipe::kDense, InputCast::kNone},
+    {"fp8", DType::kFp8, GemmRecipe::kDense, InputCast::kPerTensor},
+    {"fp8_static", DType::kFp8, GemmRecipe::kDense, InputCast::kStatic},
+    {"fp8_block", DType::kFp8, GemmRecipe::kBlockScaled, InputCast::kPerGroup},
+    {"nvfp4", DType::kFp4, GemmRecipe::kDense, InputCast::kPerGroup},
+    {"sq", DType::kInt8, GemmRecipe::kDense, InputCast::kPerGroup},
+    {"int8_wo", DType::kInt8, GemmRecipe::kWeightOnly, InputCast::kNone},
+    {"int4_wo", DType::kInt4, GemmRecipe::kWeightOnly, InputCast::kNone},
+}};
+
+}  // namespace
+
+std::span<const GemmFormat> gemm_formats() { return kFormats; }
+
+const GemmFormat* find_gemm_format(std::string_view name, DType dtype) {
+  for (const GemmFormat& f : kFormats)
+    if (f.name == name) return &f;
+  // A recipe or cast name: the format of that recipe (dense: with no cast) or cast for `dtype`.
+  for (const GemmFormat& f : kFormats) {
+    if (f.dtype != dtype) continue;
+    const bool recipe = gemm_recipe_name(f.recipe) == name && (f.recipe != GemmRecipe::kDense || f.cast == InputCast::kNone);
+    if (recipe || (f.cast != InputCast::kNone && input_cast_name(f.cast) == name)) return &f;
+  }
+  return nullptr;
 }
 
 }  // namespace exasim::models

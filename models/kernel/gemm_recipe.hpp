@@ -14,7 +14,10 @@
 //                 activations in 16 bits; the main loop dequantizes the weights in registers
 //                 and runs 16-bit MMAs (TensorRT-LLM's weight-only kernels, Marlin): the
 //                 weight bytes shrink, the math does not.
+#include <span>
 #include <string_view>
+
+#include "hw/dtype.hpp"
 
 namespace exasim::models {
 
@@ -33,5 +36,24 @@ std::string_view gemm_recipe_name(GemmRecipe r);  // "dense", "block_scaled", "w
 enum class InputCast { kNone, kStatic, kPerTensor, kPerGroup };
 inline constexpr int kInputCastKinds = 3;  // static, per_tensor, per_group
 std::string_view input_cast_name(InputCast c);  // "none", "static", "per_tensor", "per_group"
+
+// A GEMM op as an inference framework runs it and NVIDIA's kernel tables name it (AIConfigurator's
+// gemm_dtype, TensorRT-LLM's quantized linear layers): operand dtype, recipe, and the cast of
+// its 16-bit input that runs before it.
+struct GemmFormat {
+  std::string_view name;
+  DType dtype;
+  GemmRecipe recipe;
+  InputCast cast;
+};
+//   bfloat16, float16  16-bit, no cast
+//   fp8                dense, dynamic per-tensor cast      fp8_static  dense, static cast
+//   fp8_block          block-scaled, per-group (1 x 128)    nvfp4       dense fp4, per-group (1 x 16)
+//   sq                 int8 SmoothQuant, per-token cast     int8_wo, int4_wo  weight-only, no cast
+std::span<const GemmFormat> gemm_formats();
+// The format named `name` (a gemm_formats() name), or the one whose recipe or cast is named
+// `name` for operands in `dtype` ("per_tensor" + fp8 = fp8, "block_scaled" + fp8 = fp8_block,
+// "per_group" + fp4 = nvfp4, "weight_only" + int4 = int4_wo); nullptr when none.
+const GemmFormat* find_gemm_format(std::string_view name, DType dtype);
 
 }  // namespace exasim::models

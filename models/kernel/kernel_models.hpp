@@ -77,6 +77,13 @@ KernelCost qkv_preprocess(const hw::GpuSpec& gpu, const KernelParams& p, double 
 KernelCost input_cast(const hw::GpuSpec& gpu, const KernelParams& p, InputCast cast, DType to, double rows,
                       double cols);
 
+// A GEMM op in one of the formats frameworks run (gemm_recipe.hpp GemmFormat): the cast of its
+// [m x batch, k] 16-bit input (input_cast), then the GEMM in the format's dtype and recipe
+// (gemm_time); what NVIDIA's kernel tables time as one op. Time, FLOPs and bytes of both; the
+// GEMM's bound.
+KernelCost gemm_op(const hw::GpuSpec& gpu, const KernelParams& p, const GemmFormat& format, double m, double n, double k,
+                   double batch = 1);
+
 // Memory-bound kernels: MemoryOp and its names are in memory_op.hpp.
 
 // Bytes moved and FLOPs done by a memory-bound op (what memory_op() charges): callers that

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <array>
 #include <cmath>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -247,6 +248,70 @@ TEST_CASE("cli: calibrate on a GPU profile reports how often the model picks the
   CHECK(contains(r.output, "tile choice: the model picks the library's tile on 8 of 16 GEMMs (50.0%"));
   CHECK(contains(slurp(residuals), "," + library[8] + ",1,"));
   fs::remove(profile), fs::remove(residuals), fs::remove(out);
+}
+
+// The calibration loop closed: what `exasim calibrate` writes, `exasim kernel --calibration`
+// reads back, and every measured row asked for as the table names it (--recipe) is predicted
+// as the fit predicted it, to the last printed digit (the residuals' six), fitted and held out.
+TEST_CASE("cli: calibrate, then kernel with the file and the table's recipe, gives the fit's own predictions") {
+  namespace fs = std::filesystem;
+  const std::string out = (fs::temp_directory_path() / "exasim_cli_roundtrip.yaml").string();
+  const std::string residuals = (fs::temp_directory_path() / "exasim_cli_roundtrip.csv").string();
+  const std::string table = std::string(EXASIM_TEST_DATA) + "/kernels-aic/h100_sxm_roundtrip/gemm_perf.csv";
+  const Result fit = run("calibrate '" + table + "' --device H100-SXM5-80GB --starts 2 -o '" + out + "' --residuals '" +
+                         residuals + "'");
+  INFO("output: ", fit.output);
+  REQUIRE(fit.status == 0);
+  std::istringstream csv(slurp(residuals));
+  std::string line;
+  std::getline(csv, line);
+  std::set<std::string> sets, formats;
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+    REQUIRE(f.size() >= 13);
+    const std::string args = "kernel --gpu H100-SXM5-80GB --op gemm --recipe " + f[2] + " --m " + f[5] + " --n " + f[6] +
+                             " --k " + f[7] + " --calibration '" + out + "' --json";
+    const Result k = run(args);
+    INFO(args, "\n", k.output);
+    REQUIRE(k.status == 0);
+    std::ostringstream us;
+    us.precision(6);  // as the residuals print it
+    us << nlohmann::json::parse(k.output).at("time_s").get<double>() * 1e6;
+    CHECK(us.str() == f[12]);
+    sets.insert(f[0]), formats.insert(f[2]);
+    ++rows;
+  }
+  CHECK(rows == 48);
+  CHECK(sets == std::set<std::string>{"fit", "held_out"});
+  CHECK(formats == std::set<std::string>{"bfloat16", "fp8", "fp8_block"});
+  fs::remove(out), fs::remove(residuals);
+}
+
+TEST_CASE("cli: kernel --recipe: the table's formats and recipes, refused where they do not apply") {
+  auto time_of = [](const std::string& args) {
+    const Result r = run("kernel --gpu H100-SXM5-80GB --op gemm --m 3584 --n 6144 --k 768 --json " + args);
+    INFO(args, "\n", r.output);
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.output);
+  };
+  const auto bare = time_of("--dtype fp8"), fp8 = time_of("--recipe fp8"), same = time_of("--dtype fp8 --recipe per_tensor");
+  CHECK(fp8.at("dtype") == "fp8");
+  CHECK(fp8.at("input_cast") == "per_tensor");
+  CHECK(fp8.at("time_s").get<double>() == same.at("time_s").get<double>());
+  // The cast is its own kernel before the GEMM: the bare GEMM plus the cast's time.
+  CHECK(fp8.at("gemm_s").get<double>() == exasim::testing::approx(bare.at("time_s").get<double>()).epsilon(1e-12));
+  CHECK(fp8.at("time_s").get<double>() ==
+        exasim::testing::approx(bare.at("time_s").get<double>() + fp8.at("input_cast_s").get<double>()).epsilon(1e-12));
+  CHECK(fp8.at("input_cast_s").get<double>() > 0);
+  CHECK(time_of("--recipe fp8_block").at("recipe") == "block_scaled");
+  CHECK(time_of("--recipe int4_wo").at("recipe") == "weight_only");
+  check_clean_error(run("kernel --gpu H100-SXM5-80GB --op gemm --m 64 --n 64 --k 64 --recipe fp6"));
+  check_clean_error(run("kernel --gpu H100-SXM5-80GB --op gemm --m 64 --n 64 --k 64 --recipe per_tensor"));  // bf16
+  check_clean_error(run("kernel --gpu H100-SXM5-80GB --op gemm --m 64 --n 64 --k 64 --recipe fp8_block --dtype bf16"));
+  check_clean_error(run("kernel --gpu H100-SXM5-80GB --op rmsnorm --rows 64 --cols 64 --recipe fp8"));
 }
 
 TEST_CASE("cli: calibrate errors are one clean line") {

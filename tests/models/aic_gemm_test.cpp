@@ -7,6 +7,7 @@
 #include "approx.hpp"
 
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "hw/error.hpp"
@@ -169,6 +170,39 @@ TEST_CASE("input casts: bytes by hand, a dynamic per-tensor scale reads the inpu
   CHECK(input_cast(h100, p, InputCast::kNone, DType::kFp8, rows, cols).time_s == 0);
   // 201 MB at the memory ops' bandwidth, plus the kind's fixed cost.
   CHECK(stat.time_s == approx(stat.bytes / (h100.hbm_bandwidth * p.memory_op_efficiency) + p.cast_overhead_s[0]).epsilon(0.01));
+}
+
+TEST_CASE("GEMM formats: a table's name, or a recipe or cast name with the operands' dtype, names one op") {
+  auto name_of = [](std::string_view name, DType t) {
+    const GemmFormat* f = find_gemm_format(name, t);
+    return f ? std::string(f->name) : std::string("none");
+  };
+  CHECK(name_of("fp8_block", DType::kBf16) == "fp8_block");  // a table name carries its own dtype
+  CHECK(name_of("per_tensor", DType::kFp8) == "fp8");
+  CHECK(name_of("static", DType::kFp8) == "fp8_static");
+  CHECK(name_of("block_scaled", DType::kFp8) == "fp8_block");
+  CHECK(name_of("per_group", DType::kFp8) == "fp8_block");
+  CHECK(name_of("per_group", DType::kFp4) == "nvfp4");
+  CHECK(name_of("per_group", DType::kInt8) == "sq");
+  CHECK(name_of("weight_only", DType::kInt8) == "int8_wo");
+  CHECK(name_of("weight_only", DType::kInt4) == "int4_wo");
+  CHECK(name_of("dense", DType::kBf16) == "bfloat16");
+  CHECK(name_of("per_tensor", DType::kBf16) == "none");  // nothing casts to 16 bits
+  CHECK(name_of("fp6", DType::kFp8) == "none");
+  // The op: the input cast of the [m, k] activations, then the GEMM (the issue's fp8 example).
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  const KernelParams p = KernelParams::defaults_for(h100);
+  const KernelCost op = gemm_op(h100, p, *find_gemm_format("fp8", DType::kFp8), 3584, 6144, 768);
+  const KernelCost cast = input_cast(h100, p, InputCast::kPerTensor, DType::kFp8, 3584, 768);
+  const KernelCost gemm = gemm_time(h100, p, DType::kFp8, 3584, 6144, 768);
+  CHECK(op.time_s == approx(cast.time_s + gemm.time_s).epsilon(1e-12));
+  CHECK(op.bytes == approx(cast.bytes + gemm.bytes).epsilon(1e-12));
+  CHECK(op.flops == approx(cast.flops + gemm.flops).epsilon(1e-12));
+  CHECK(cast.time_s > p.cast_overhead_s[1]);
+  const KernelCost block = gemm_op(h100, p, *find_gemm_format("fp8_block", DType::kFp8), 3584, 6144, 768);
+  CHECK(block.time_s == approx(input_cast(h100, p, InputCast::kPerGroup, DType::kFp8, 3584, 768).time_s +
+                               gemm_time(h100, p, DType::kFp8, 3584, 6144, 768, 1, GemmRecipe::kBlockScaled).time_s)
+                            .epsilon(1e-12));
 }
 
 TEST_CASE("GEMM formats: fp8 writes 16-bit results, weight-only reads narrow weights on the 16-bit path") {
