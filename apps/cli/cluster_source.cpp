@@ -34,6 +34,7 @@ ClusterSource load_cluster_source(const std::string& ref, int nodes, const hw::C
     out.cluster = workloads::read_cluster(root["cluster"], catalog);
     const std::string dir = fs::path(ref).parent_path().string();
     out.collective = calibration_of(root["calibration"], dir.empty() ? "." : dir);
+    if (root.has("calibration")) out.collective_source = ref + " (calibration:)";
     return out;
   }
   if (!catalog.contains(hw::CatalogKind::kNode, ref)) {

@@ -13,6 +13,7 @@ namespace exasim::cli {
 struct ClusterSource {
   topologies::Cluster cluster;
   models::CollectiveParams collective;  // defaults, or the file's calibration
+  std::string collective_source = "defaults";  // or the calibration file's path
   std::string name;
 };
 

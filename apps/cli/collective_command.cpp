@@ -2,6 +2,7 @@
 // algorithm and nccl-tests bandwidths, on either network backend.
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -10,6 +11,7 @@
 #include "apps/cli/table.hpp"
 #include "hw/error.hpp"
 #include "hw/units.hpp"
+#include "models/calibration/calibration_file.hpp"
 #include "models/collective/algorithm.hpp"
 #include "sim/net/analytical_network.hpp"
 #include "sim/net/group_placement.hpp"
@@ -29,6 +31,7 @@ struct CollectiveOptions {
   std::string algorithm = "auto";
   std::string fidelity = "analytical";
   std::string flow_model = "LV08";
+  std::string calibration;  // a calibration YAML whose collective section applies (empty: none)
   bool json = false;
 };
 
@@ -62,7 +65,17 @@ double parse_bytes(const std::string& text) {
 
 int run_collective(const Context& ctx, const CollectiveOptions& o) {
   const hw::Catalog catalog = hw::Catalog::load(ctx.configs_dir);
-  const ClusterSource src = load_cluster_source(o.cluster, nodes_for(o, catalog), catalog);
+  ClusterSource src = load_cluster_source(o.cluster, nodes_for(o, catalog), catalog);
+  // Where the collective parameters come from: the file given, over the cluster's own.
+  std::string parameters = src.collective_source;
+  if (!o.calibration.empty()) {
+    if (!std::filesystem::exists(o.calibration))
+      throw IoError("calibration file not found", {o.calibration, 0, "--calibration"}, "give the path of a calibration YAML");
+    models::Calibration cal;
+    cal.collective = src.collective;
+    src.collective = models::load_calibration(cal, o.calibration).collective;
+    parameters = o.calibration;
+  }
   sim::CommOp op;
   const models::Collective kind = models::parse_collective(o.op);
   op.kind = static_cast<sim::CommKind>(kind);
@@ -86,7 +99,8 @@ int run_collective(const Context& ctx, const CollectiveOptions& o) {
                               {"bus_bandwidth", cost.bus_bandwidth}, {"algorithm_bandwidth", cost.algorithm_bandwidth},
                               {"op", o.op},                        {"bytes", op.bytes},
                               {"ranks", op.ranks.size()},          {"fidelity", o.fidelity},
-                              {"flows", plan.flows},                {"protocol", protocol}};
+                              {"flows", plan.flows},                {"protocol", protocol},
+                              {"collective_parameters", parameters}};
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -97,6 +111,7 @@ int run_collective(const Context& ctx, const CollectiveOptions& o) {
   t.add_row({"op", o.op + ", " + units::format(op.bytes, units::Dimension::kBytes, 4) + " over " +
                        std::to_string(op.ranks.size()) + " ranks (" + o.layout + ")"});
   t.add_row({"fidelity", o.fidelity});
+  t.add_row({"parameters", parameters});
   t.add_row({"algorithm", algo + " (" + protocol + " protocol)"});
   t.add_row({"time", units::format(cost.time_s, units::Dimension::kTime, 4)});
   t.add_row({"algorithm bandwidth", bw(cost.algorithm_bandwidth)});
@@ -121,6 +136,8 @@ void add_collective_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--group-layout", o->layout, "packed | spread | NxK | r0,r1,...");
   cmd->add_option("--algorithm", o->algorithm, "auto | ring | tree | halving_doubling | direct | hierarchical | nvls");
   cmd->add_option("--fidelity", o->fidelity, "analytical | flow");
+  cmd->add_option("--calibration", o->calibration,
+                  "calibration YAML whose collective section applies over the cluster's (e.g. one exasim calibrate wrote)");
   cmd->add_option("--flow-model", o->flow_model, "LV08 | CM02 (flow fidelity)");
   cmd->add_flag("--json", o->json, "print JSON (SI units)");
   cmd->callback([o, &ctx] { ctx.handler = [o, &ctx] { return run_collective(ctx, *o); }; });

@@ -5,13 +5,17 @@
 
 #include "approx.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "hw/error.hpp"
 #include "models/calibration/aic_gemm_table.hpp"
 #include "models/calibration/aic_nccl_table.hpp"
 #include "models/calibration/calibration_file.hpp"
+#include "../cli/cli_runner.hpp"
 #include "network_fixture.hpp"
 #include "sim/net/collective_calibration.hpp"
 
@@ -169,4 +173,37 @@ TEST_CASE("collective fit on the measured DGX H100 NCCL table: held-out sizes wi
   MESSAGE("held out: defaults ", defaults * 100, "%, fitted ", fitted * 100, "%");
   CHECK(fitted < 0.15);
   CHECK(defaults > 3 * fitted);
+}
+
+// `exasim collective --calibration FILE` runs on the file's collective parameters: on each row of
+// the committed DGX H100 slice it gives what the fit's own predictor gives with the shipped fit
+// (the calibration loop closed), and comes closer to the measurement than the catalog defaults.
+TEST_CASE("cli: collective --calibration with the shipped DGX H100 fit predicts the table as the fit does") {
+  const std::string file = std::string(EXASIM_SOURCE_DIR) + "/configs/calibration/dgx-h100-aic-nccl.yaml";
+  const auto node = cluster_of("{node: dgx-h100, nodes: 1}");
+  const models::CollectiveParams fitted = models::load_calibration({}, file).collective;
+  double fitted_error = 0, default_error = 0;
+  const std::vector<CollectiveSample> samples = models::read_aic_nccl_table(kData + "/h100_sxm/nccl_perf.csv");
+  for (const CollectiveSample& s : samples) {
+    const std::string op = s.op == Collective::kAllToAll ? "all_to_all" : "all_reduce";
+    const std::string args = "collective --cluster dgx-h100 --op " + op + " --bytes " +
+                             std::to_string(static_cast<long long>(s.bytes)) + "B --ranks " + std::to_string(s.ranks) + " --json";
+    const auto with = exasim::testing::run_cli(args + " --calibration '" + file + "'");
+    const auto without = exasim::testing::run_cli(args);
+    INFO(args, "\n", with.output);
+    REQUIRE(with.status == 0);
+    REQUIRE(without.status == 0);
+    const auto j = nlohmann::json::parse(with.output);
+    CHECK(j.at("collective_parameters") == file);
+    CHECK(nlohmann::json::parse(without.output).at("collective_parameters") == "defaults");
+    const double t = j.at("time_s").get<double>(), t0 = nlohmann::json::parse(without.output).at("time_s").get<double>();
+    CHECK(t == approx(sim::predict_collective(node, fitted, s)).epsilon(1e-12));
+    CHECK(t0 == approx(sim::predict_collective(node, {}, s)).epsilon(1e-12));
+    fitted_error += std::fabs(t / s.time_s - 1) / static_cast<double>(samples.size());
+    default_error += std::fabs(t0 / s.time_s - 1) / static_cast<double>(samples.size());
+  }
+  MESSAGE("12 rows: defaults ", default_error * 100, "%, fitted ", fitted_error * 100, "%");
+  CHECK(fitted_error < default_error / 2);
+  exasim::testing::check_clean_error(
+      exasim::testing::run_cli("collective --cluster dgx-h100 --op all_reduce --bytes 1MiB --ranks 8 --calibration /no/such.yaml"));
 }
