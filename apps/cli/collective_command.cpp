@@ -12,6 +12,7 @@
 #include "hw/error.hpp"
 #include "hw/units.hpp"
 #include "models/calibration/calibration_file.hpp"
+#include "models/calibration/default_calibration.hpp"
 #include "models/collective/algorithm.hpp"
 #include "sim/net/analytical_network.hpp"
 #include "sim/net/group_placement.hpp"
@@ -67,14 +68,21 @@ int run_collective(const Context& ctx, const CollectiveOptions& o) {
   const hw::Catalog catalog = hw::Catalog::load(ctx.configs_dir);
   ClusterSource src = load_cluster_source(o.cluster, nodes_for(o, catalog), catalog);
   // Where the collective parameters come from: the file given, over the cluster's own.
+  // A catalog node runs on its own calibration (configs/calibration/defaults.yaml) unless a file
+  // or "none" (the catalog defaults) is given; a cluster file on its calibration: key.
   std::string parameters = src.collective_source;
-  if (!o.calibration.empty()) {
-    if (!std::filesystem::exists(o.calibration))
-      throw IoError("calibration file not found", {o.calibration, 0, "--calibration"}, "give the path of a calibration YAML");
+  const bool catalog_node = !std::filesystem::exists(o.cluster) && catalog.contains(hw::CatalogKind::kNode, o.cluster);
+  const std::string file =
+      !o.calibration.empty() ? (models::is_no_calibration(o.calibration) ? std::string() : o.calibration)
+      : catalog_node         ? models::default_calibration(ctx.configs_dir, models::CalibrationFor::kNode, o.cluster)
+                             : std::string();
+  if (!file.empty()) {
+    if (!std::filesystem::exists(file))
+      throw IoError("calibration file not found", {file, 0, "--calibration"}, "give the path of a calibration YAML, or none");
     models::Calibration cal;
     cal.collective = src.collective;
-    src.collective = models::load_calibration(cal, o.calibration).collective;
-    parameters = o.calibration;
+    src.collective = models::load_calibration(cal, file).collective;
+    parameters = file;
   }
   sim::CommOp op;
   const models::Collective kind = models::parse_collective(o.op);
@@ -137,7 +145,8 @@ void add_collective_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--algorithm", o->algorithm, "auto | ring | tree | halving_doubling | direct | hierarchical | nvls");
   cmd->add_option("--fidelity", o->fidelity, "analytical | flow");
   cmd->add_option("--calibration", o->calibration,
-                  "calibration YAML whose collective section applies over the cluster's (e.g. one exasim calibrate wrote)");
+                  "calibration YAML whose collective section applies over the cluster's, or none for the catalog "
+                  "defaults (default: a catalog node's own, configs/calibration/defaults.yaml)");
   cmd->add_option("--flow-model", o->flow_model, "LV08 | CM02 (flow fidelity)");
   cmd->add_flag("--json", o->json, "print JSON (SI units)");
   cmd->callback([o, &ctx] { ctx.handler = [o, &ctx] { return run_collective(ctx, *o); }; });

@@ -14,6 +14,7 @@
 #include "hw/error.hpp"
 #include "hw/units.hpp"
 #include "models/calibration/calibration_file.hpp"
+#include "models/calibration/default_calibration.hpp"
 #include "models/kernel/attention_model.hpp"
 #include "models/kernel/gemm_model.hpp"
 #include "models/kernel/kernel_models.hpp"
@@ -148,10 +149,14 @@ int run(const Context& ctx, const KernelOptions& o) {
   if (!dtype) bad("--dtype", "unknown data type \"" + o.dtype + "\"", "use fp32, tf32, fp16, bf16, fp8, fp4 or int8");
   models::Calibration cal;
   cal.kernel = models::KernelParams::defaults_for(gpu);
-  if (!o.calibration.empty()) {
-    if (!std::filesystem::exists(o.calibration))
-      throw IoError("calibration file not found", {o.calibration, 0, "--calibration"}, "give the path of a calibration YAML");
-    cal = models::load_calibration(cal, o.calibration);
+  // The GPU's own calibration unless a file or "none" (datasheet + family defaults) is given.
+  const std::string file = o.calibration.empty()
+                               ? models::default_calibration(ctx.configs_dir, models::CalibrationFor::kGpu, gpu.name)
+                               : models::is_no_calibration(o.calibration) ? std::string() : o.calibration;
+  if (!file.empty()) {
+    if (!std::filesystem::exists(file))
+      throw IoError("calibration file not found", {file, 0, "--calibration"}, "give the path of a calibration YAML, or none");
+    cal = models::load_calibration(cal, file);
   }
   if (!o.recipe.empty() && o.op != "gemm") bad("--recipe", "--recipe applies to --op gemm", "drop --recipe, or use --op gemm");
   // A table format names its own dtype (--recipe fp8_block: fp8 operands).
@@ -207,7 +212,9 @@ void add_kernel_command(CLI::App& app, Context& ctx) {
                   "gemm: the op as a kernel table names it, input cast included (bfloat16, float16, fp8, fp8_static, "
                   "fp8_block, nvfp4, sq, int8_wo, int4_wo), or per_tensor | static | per_group | block_scaled | "
                   "weight_only for the --dtype operands (default: a bare GEMM)");
-  cmd->add_option("--calibration", o->calibration, "calibration YAML (default: the GPU family's defaults)");
+  cmd->add_option("--calibration", o->calibration,
+                  "calibration YAML, or none for the datasheet + family defaults (default: the GPU's own, "
+                  "configs/calibration/defaults.yaml; the family defaults where it lists none)");
   cmd->add_option("--m", o->m, "gemm: rows of A and C");
   cmd->add_option("--n", o->n, "gemm: columns of B and C");
   cmd->add_option("--k", o->k, "gemm: inner dimension");

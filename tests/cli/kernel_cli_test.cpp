@@ -90,10 +90,20 @@ TEST_CASE("cli: kernel --calibration uses the fitted parameters") {
   const std::string calib = (std::filesystem::temp_directory_path() / "exasim_cli_kernel_calibration.yaml").string();
   std::ofstream(calib) << "gpu: A100-SXM4-80GB\nkernel:\n  matrix_efficiency: 0.5\n";
   const auto with = run_json("kernel --gpu A100-SXM4-80GB --op gemm --m 4096 --n 4096 --k 4096 --calibration '" + calib + "'");
-  const auto without = run_json("kernel --gpu A100-SXM4-80GB --op gemm --m 4096 --n 4096 --k 4096");
+  const auto without = run_json("kernel --gpu A100-SXM4-80GB --op gemm --m 4096 --n 4096 --k 4096 --calibration none");
   CHECK(contains(with["kernel_parameters"].get<std::string>(), "calibration"));
   CHECK(contains(without["kernel_parameters"].get<std::string>(), "family default"));
   CHECK(with["time_s"].get<double>() != without["time_s"].get<double>());
+  // No flag: the GPU's own calibration (configs/calibration/defaults.yaml), exactly as if named.
+  const std::string own = std::string(EXASIM_SOURCE_DIR) + "/configs/calibration/a100-sxm4-80gb-aic.yaml";
+  const auto plain = run_json("kernel --gpu A100-SXM4-80GB --op gemm --m 4096 --n 4096 --k 4096");
+  const auto named = run_json("kernel --gpu A100-SXM4-80GB --op gemm --m 4096 --n 4096 --k 4096 --calibration '" + own + "'");
+  CHECK(contains(plain["kernel_parameters"].get<std::string>(), "a100-sxm4-80gb-aic.yaml"));
+  CHECK(plain["time_s"].get<double>() == named["time_s"].get<double>());
+  CHECK(plain["time_s"].get<double>() != without["time_s"].get<double>());
+  // A GPU the index does not list runs on its family defaults.
+  const auto mi300 = run_json("kernel --gpu MI300X --op gemm --m 4096 --n 4096 --k 4096");
+  CHECK(contains(mi300["kernel_parameters"].get<std::string>(), "family default"));
   const Result text = run("kernel --gpu A100-SXM4-80GB --op gemm --m 4096 --n 4096 --k 4096");
   CHECK(text.status == 0);
   CHECK(contains(text.output, "bound"));

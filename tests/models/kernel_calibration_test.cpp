@@ -11,7 +11,10 @@
 
 #include "hw/error.hpp"
 #include "kernel_test_gpus.hpp"
+#include "hw/catalog.hpp"
+#include "hw/config/node.hpp"
 #include "models/calibration/calibration_file.hpp"
+#include "models/calibration/default_calibration.hpp"
 #include "models/calibration/kernel_calibration.hpp"
 #include "models/calibration/least_squares.hpp"
 #include "models/calibration/vidur_op_table.hpp"
@@ -185,7 +188,7 @@ TEST_CASE("calibration files: an efficiency above 1 or an unknown key is a locat
   // Every shipped calibration loads (each written by exasim calibrate or by hand).
   int shipped = 0;
   for (const auto& e : std::filesystem::directory_iterator(std::string(EXASIM_SOURCE_DIR) + "/configs/calibration")) {
-    if (e.path().extension() != ".yaml") continue;
+    if (e.path().extension() != ".yaml" || e.path().filename() == "defaults.yaml") continue;  // the index
     CAPTURE(e.path().string());
     CHECK_NOTHROW(load_calibration(base, e.path().string()));
     ++shipped;
@@ -244,4 +247,45 @@ TEST_CASE("kernel calibration: fit on one table, predict another, baselines besi
   KernelCalibrationOptions unknown;
   unknown.fit_sources = {"no-such-model"};
   CHECK_THROWS_AS(calibrate_kernels(a100, samples, unknown), ConfigError);
+}
+
+// configs/calibration/defaults.yaml: every GPU and node it lists is in the catalog and its file
+// loads; the six measured GPUs and five measured nodes are listed; a bad index is a located error.
+TEST_CASE("default calibrations: the index names catalog GPUs and nodes and files that load") {
+  namespace fs = std::filesystem;
+  const std::string configs = std::string(EXASIM_SOURCE_DIR) + "/configs";
+  const hw::Catalog catalog = hw::Catalog::load(configs);
+  const config::Node index = config::load_file(configs + "/calibration/defaults.yaml");
+  int gpus = 0, nodes = 0;
+  for (const std::string& g : index["gpus"].keys()) {
+    CAPTURE(g);
+    CHECK(catalog.contains(hw::CatalogKind::kGpu, g));
+    const std::string file = default_calibration(configs, CalibrationFor::kGpu, g);
+    REQUIRE_FALSE(file.empty());
+    Calibration base;
+    base.kernel = KernelParams::defaults_for(catalog.gpu(g));
+    const Calibration c = load_calibration(base, file);
+    CHECK(c.kernel.matrix_efficiency != base.kernel.matrix_efficiency);  // a fit, not the defaults again
+    ++gpus;
+  }
+  for (const std::string& n : index["nodes"].keys()) {
+    CAPTURE(n);
+    CHECK(catalog.contains(hw::CatalogKind::kNode, n));
+    CHECK_NOTHROW(load_calibration({}, default_calibration(configs, CalibrationFor::kNode, n)));
+    ++nodes;
+  }
+  CHECK(gpus == 6);
+  CHECK(nodes == 5);
+  CHECK(default_calibration(configs, CalibrationFor::kGpu, "MI300X").empty());
+  CHECK(default_calibration(configs, CalibrationFor::kNode, "H100-SXM5-80GB").empty());  // a GPU, not a node
+  // A bad index: its file, line and key.
+  const fs::path dir = fs::temp_directory_path() / "exasim_default_calibration_test";
+  fs::create_directories(dir / "calibration");
+  std::ofstream(dir / "calibration/defaults.yaml") << "gpus:\n  H100-SXM5-80GB: missing.yaml\n";
+  CHECK_THROWS_WITH_AS(default_calibration(dir.string(), CalibrationFor::kGpu, "H100-SXM5-80GB"),
+                       doctest::Contains("calibration file not found"), ConfigError);
+  std::ofstream(dir / "calibration/defaults.yaml") << "gpu:\n  H100-SXM5-80GB: h100.yaml\n";
+  CHECK_THROWS_WITH_AS(default_calibration(dir.string(), CalibrationFor::kGpu, "H100-SXM5-80GB"),
+                       doctest::Contains("unknown key \"gpu\""), ConfigError);
+  fs::remove_all(dir);
 }

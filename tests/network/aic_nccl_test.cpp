@@ -178,7 +178,7 @@ TEST_CASE("collective fit on the measured DGX H100 NCCL table: held-out sizes wi
 // `exasim collective --calibration FILE` runs on the file's collective parameters: on each row of
 // the committed DGX H100 slice it gives what the fit's own predictor gives with the shipped fit
 // (the calibration loop closed), and comes closer to the measurement than the catalog defaults.
-TEST_CASE("cli: collective --calibration with the shipped DGX H100 fit predicts the table as the fit does") {
+TEST_CASE("cli: collective --calibration with the shipped DGX H100 fit predicts the table as the fit does, and is the default") {
   const std::string file = std::string(EXASIM_SOURCE_DIR) + "/configs/calibration/dgx-h100-aic-nccl.yaml";
   const auto node = cluster_of("{node: dgx-h100, nodes: 1}");
   const models::CollectiveParams fitted = models::load_calibration({}, file).collective;
@@ -189,7 +189,12 @@ TEST_CASE("cli: collective --calibration with the shipped DGX H100 fit predicts 
     const std::string args = "collective --cluster dgx-h100 --op " + op + " --bytes " +
                              std::to_string(static_cast<long long>(s.bytes)) + "B --ranks " + std::to_string(s.ranks) + " --json";
     const auto with = exasim::testing::run_cli(args + " --calibration '" + file + "'");
-    const auto without = exasim::testing::run_cli(args);
+    const auto without = exasim::testing::run_cli(args + " --calibration none");
+    // No flag: the node's own calibration (configs/calibration/defaults.yaml), exactly as if named.
+    const auto plain = exasim::testing::run_cli(args);
+    REQUIRE(plain.status == 0);
+    CHECK(nlohmann::json::parse(plain.output).at("time_s") == nlohmann::json::parse(with.output).at("time_s"));
+    CHECK(nlohmann::json::parse(plain.output).at("collective_parameters").get<std::string>().ends_with("dgx-h100-aic-nccl.yaml"));
     INFO(args, "\n", with.output);
     REQUIRE(with.status == 0);
     REQUIRE(without.status == 0);
