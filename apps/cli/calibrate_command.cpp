@@ -105,6 +105,7 @@ void print_accuracy(std::ostream& out, const std::string& title, const std::vect
 
 std::string param_text(const models::NamedParam& p) {
   if (p.kind == models::ParamKind::kTime) return units::format(*p.value, units::Dimension::kTime, 4);
+  if (p.kind == models::ParamKind::kBandwidth) return units::format(*p.value, units::Dimension::kBandwidth, 4);
   return fmt_fixed(*p.value, 3);
 }
 

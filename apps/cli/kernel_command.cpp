@@ -123,7 +123,8 @@ Answer run_op(const hw::GpuSpec& g, const models::KernelParams& p, DType t, cons
     const double context = window_of(o) > 0 ? std::min(o.context, o.window) : o.context;
     models::DecodeShape s{o.batch, context, o.heads, o.kv_heads, o.head_dim, o.block};
     Answer a{models::attention_decode(g, p, t, s)};
-    a.detail = {{"kv_splits", models::decode_kv_splits(g, s)}};
+    const models::DecodeLaunch launch = models::decode_launch(g, p, s);
+    a.detail = {{"kv_splits", launch.splits}, {"decode_kernel", launch.grouped ? "grouped" : "per-head"}, {"ctas", launch.ctas}};
     return a;
   }
   if (op == "adam") {

@@ -1,6 +1,7 @@
 #include "models/calibration/calibration_file.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -22,6 +23,12 @@ double value_of(const NamedParam& p, const Node& n) {
     case ParamKind::kSwitch: return n.as_bool() ? 1.0 : 0.0;
     case ParamKind::kTime: return n.as_nonnegative_quantity(Dimension::kTime);
     case ParamKind::kBytes: return n.as_positive_quantity(Dimension::kBytes);
+    case ParamKind::kBandwidth: return n.as_positive_quantity(Dimension::kBandwidth);
+    case ParamKind::kCount: {
+      const double v = n.as_number();
+      if (!(v >= 0) || v != std::floor(v)) n.fail("a count must be a whole number >= 0, got " + n.as_string());
+      return v;
+    }
     case ParamKind::kFactor: {
       const double v = n.as_number();
       if (!(v >= 1)) n.fail("a factor must be at least 1, got " + n.as_string());
@@ -80,6 +87,7 @@ std::string value_text(const NamedParam& p) {
   switch (p.kind) {
     case ParamKind::kTime: return number_text(*p.value * 1e6) + " us";
     case ParamKind::kBytes: return number_text(*p.value) + " B";
+    case ParamKind::kBandwidth: return number_text(*p.value / 1e9) + " GB/s";
     case ParamKind::kSwitch: return *p.value > 0 ? "true" : "false";
     default: return number_text(*p.value);
   }

@@ -23,6 +23,8 @@ Bounds bounds_of(ParamKind kind) {
     case ParamKind::kBytes: return {1024, 16 * 1048576.0};
     case ParamKind::kFactor: return {1.0, 4.0};  // loaded latency: at most 4x idle (queueing at ~75% load)
     case ParamKind::kSwitch: return {1e-9, 1.0};  // switches are set, not fitted
+    case ParamKind::kBandwidth: return {1e9, 2e12};  // one CTA's loads: 1 GB/s .. a whole HBM stack
+    case ParamKind::kCount: return {1, 1024};        // set, not fitted
   }
   return {0, 0};
 }

@@ -204,6 +204,18 @@ int decode_kv_splits(const hw::GpuSpec& gpu, const DecodeShape& s) {
   return static_cast<int>(std::clamp(std::min(by_fill, by_length), 1.0, 64.0));
 }
 
+DecodeLaunch decode_launch(const hw::GpuSpec& gpu, const KernelParams& p, const DecodeShape& s) {
+  const double batch = std::max(1.0, s.batch), heads = std::max(1.0, s.heads);
+  const double kv_heads = std::clamp(s.kv_heads > 0 ? s.kv_heads : heads, 1.0, heads);
+  DecodeLaunch l;
+  l.grouped = p.decode_group_limit <= 0 || heads / kv_heads <= p.decode_group_limit;
+  DecodeShape units = s;
+  units.kv_heads = l.grouped ? kv_heads : heads;
+  l.splits = decode_kv_splits(gpu, units);
+  l.ctas = batch * units.kv_heads * l.splits;
+  return l;
+}
+
 KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const DecodeShape& s) {
   if (gpu.host_cpu) {  // a CPU device: the KV cache streamed from DRAM (models/cpu/cpu_kernels.hpp)
     const hw::CpuSpec& cpu = *gpu.host_cpu;
@@ -215,26 +227,39 @@ KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType
   const double hd = std::ceil(std::max(1.0, s.head_dim) / 8) * 8;  // 16-byte vector loads of bf16
   const double ctx = std::max(1.0, s.context), e = dtype_bytes(dtype);
   const double block = std::max(1.0, s.block_tokens);
-  const int splits = decode_kv_splits(gpu, s);
   const double kv_bytes = 2 * batch * kv_heads * std::ceil(ctx / block) * block * hd * e;
   const double q_o = 2 * batch * heads * hd * e;
   const double flops = 4 * batch * heads * ctx * hd;
-  // Little's law: each CTA keeps a K and a V paged block of the next two steps in flight.
-  const double ctas = batch * kv_heads * splits;
-  const double in_flight = std::min(ctas, static_cast<double>(gpu.sm_count) * 4) * 4 * block * hd * e;
-  const double latency = gpu.hbm_latency() * p.loaded_latency_factor;
   const double stream = p.attention_decode_efficiency > 0 ? p.attention_decode_efficiency : p.hbm_efficiency;
-  const double bw = std::min(gpu.hbm_bandwidth * stream, in_flight / latency);
-  const double t_hbm = (kv_bytes + q_o) / bw;
   // Scores and weighted sums on the vector units (a GQA group shares each loaded K/V row).
   const double t_vector = flops / (gpu.vector_rate(dtype) * p.vector_efficiency);
+  const double fixed = p.launch_overhead_s + p.decode_overhead_for(dtype);
+  double t_memory = 0;
+  const DecodeLaunch launch = decode_launch(gpu, p, s);
+  const int splits = launch.splits;
+  if (p.decode_cta_bandwidth > 0) {
+    // CTAs of a grouped kernel (each a whole GQA group) or, for groups above its limit, of a
+    // per-head kernel whose heads re-read their group's K and V from L2 (kernel_params.hpp).
+    const double group = heads / kv_heads;
+    const double cta_bytes = 2 * std::ceil(ctx / splits) * hd * e;
+    const double per_cta = (launch.grouped && group > 1 ? p.decode_cta_overhead_for(dtype) : p.decode_head_cta_overhead_s) +
+                           cta_bytes / p.decode_cta_bandwidth;
+    const double t_ctas = std::max(launch.ctas * per_cta / gpu.sm_count, per_cta);
+    const double t_l2 = (launch.grouped ? 0 : kv_bytes * group) / (gpu.l2_read_bandwidth() * p.l2_efficiency);
+    t_memory = std::max({(kv_bytes + q_o) / (gpu.hbm_bandwidth * stream), t_ctas, t_l2});
+  } else {
+    // Little's law: each CTA keeps a K and a V paged block of the next two steps in flight.
+    const double ctas = batch * kv_heads * splits;
+    const double in_flight = std::min(ctas, static_cast<double>(gpu.sm_count) * 4) * 4 * block * hd * e;
+    const double latency = gpu.hbm_latency() * p.loaded_latency_factor;
+    t_memory = (kv_bytes + q_o) / std::min(gpu.hbm_bandwidth * stream, in_flight / latency);
+  }
   KernelCost c;
   c.flops = flops;
   c.bytes = kv_bytes + q_o;
-  const double fixed = p.launch_overhead_s + p.decode_overhead_for(dtype) + batch * p.decode_sequence_overhead_for(dtype);
-  c.time_s = fixed + std::max(t_hbm, t_vector);
-  c.bound = t_hbm >= t_vector ? Bound::kHbm : Bound::kVector;
-  if (fixed > std::max(t_hbm, t_vector)) c.bound = Bound::kLaunch;
+  c.time_s = fixed + std::max(t_memory, t_vector);
+  c.bound = t_memory >= t_vector ? Bound::kHbm : Bound::kVector;
+  if (fixed > std::max(t_memory, t_vector)) c.bound = Bound::kLaunch;
   if (splits > 1) {  // partial outputs (fp32 O and log-sum-exp) reduced by a second kernel
     const double partial = batch * heads * splits * (hd + 2) * 4;
     const KernelCost reduce = streaming_kernel(gpu, p, partial + batch * heads * hd * e, batch * heads * splits * hd);

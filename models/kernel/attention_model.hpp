@@ -41,4 +41,14 @@ AttentionTiles flash_backward_tiles(double head_dim);
 // KV-cache splits FlashDecoding would use for this shape on this GPU.
 int decode_kv_splits(const hw::GpuSpec& gpu, const DecodeShape& s);
 
+// How a decode step is launched: a grouped kernel (a CTA per sequence, KV head and split) or,
+// for GQA groups above KernelParams::decode_group_limit, a per-head one (a CTA per sequence,
+// query head and split); and its KV splits.
+struct DecodeLaunch {
+  bool grouped = true;
+  int splits = 1;
+  double ctas = 0;
+};
+DecodeLaunch decode_launch(const hw::GpuSpec& gpu, const KernelParams& p, const DecodeShape& s);
+
 }  // namespace exasim::models

@@ -147,8 +147,11 @@ std::vector<NamedParam> named_params(KernelParams& p) {
       {"attention_overhead.decode", &p.attention_overhead_s[1], "s", ParamKind::kTime},
       {"attention_overhead.decode_fp8", &p.attention_overhead_s[2], "s", ParamKind::kTime},
       {"attention_cta_overhead", &p.attention_cta_overhead_s, "s", ParamKind::kTime},
-      {"decode_sequence_overhead.bf16", &p.decode_sequence_overhead_s[0], "s", ParamKind::kTime},
-      {"decode_sequence_overhead.fp8", &p.decode_sequence_overhead_s[1], "s", ParamKind::kTime},
+      {"decode_cta_overhead.bf16", &p.decode_cta_overhead_s[0], "s", ParamKind::kTime},
+      {"decode_cta_overhead.fp8", &p.decode_cta_overhead_s[1], "s", ParamKind::kTime},
+      {"decode_head_cta_overhead", &p.decode_head_cta_overhead_s, "s", ParamKind::kTime},
+      {"decode_cta_bandwidth", &p.decode_cta_bandwidth, "B/s", ParamKind::kBandwidth},
+      {"decode_group_limit", &p.decode_group_limit, "", ParamKind::kCount},
       {"attention_decode_efficiency", &p.attention_decode_efficiency, "fraction", ParamKind::kFraction},
       {"memory_op_efficiency", &p.memory_op_efficiency, "fraction", ParamKind::kFraction},
       {"memory_op_overhead", &p.memory_op_overhead_s, "s", ParamKind::kTime}};

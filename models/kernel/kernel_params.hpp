@@ -105,24 +105,35 @@ struct KernelParams {
   }
   // The serving framework's attention op around its main kernel (TensorRT-LLM: QKV preprocessing
   // with RoPE, the KV-cache append, then FMHA or XQA): a fixed cost per call, prefill and decode
-  // apart, and in decode a cost per sequence of the batch (its block table and per-request
-  // setup). 0 unless fitted: FlashAttention timed alone carries none. Decode with an 8-bit cache
-  // runs another kernel (TensorRT-LLM's XQA) with costs of its own, 0: the 16-bit cache's.
-  // kernels-aic H100, 32 heads on 8 KV heads, contexts <= 128: bf16 cache 8.5 us at batch 1,
-  // 24.5 us at 64, 80.8 us at 256 (0.29 us per sequence); fp8 cache 5.7, 9.7, 26.9 us (0.09).
+  // apart. 0 unless fitted: FlashAttention timed alone carries none. Decode with an 8-bit cache
+  // runs another kernel with costs of its own (0: the 16-bit cache's). kernels-aic H100, one
+  // sequence of 2 tokens: 8.5 us with a bf16 cache, 5.9 us with fp8.
   std::array<double, 3> attention_overhead_s{0, 0, 0};  // prefill, decode, decode with an 8-bit cache
   // The forward kernel's fixed work per CTA outside its tile loop (Q load, softmax finalisation,
   // O store, the pipeline's fill), packed on the SMs with the tiles; 0: a tile_overhead per wave
   // as for GEMMs. kernels-aic H100 bf16 head_dim 128: 128 sequences of 128 tokens, 32 heads
   // (4096 CTAs of 2 tiles) take 335 us, ~8 us per CTA where the tiles' MMAs take ~2 us.
   double attention_cta_overhead_s = 0;
-  std::array<double, 2> decode_sequence_overhead_s{0, 0};  // 16-bit, 8-bit cache
+  // Decode attention as one CTA per (sequence, KV head, KV split) of a grouped kernel (all query
+  // heads of a GQA group in one CTA: TensorRT-LLM's XQA, FlashInfer, FlashDecoding), or per
+  // (sequence, query head, split) of a per-head kernel (TensorRT-LLM's MMHA, which serves MHA
+  // and groups above `decode_group_limit`; each head re-reads its group's K and V from L2).
+  // A CTA costs its fixed work (Q load, block table, softmax finalisation, output) plus its keys'
+  // bytes at `decode_cta_bandwidth` (what one CTA's loads in flight sustain); the CTAs pack onto
+  // the SMs, the longest one bounds the kernel, HBM bounds the whole. All 0 (the default): the
+  // KV stream alone, its parallelism from Little's law (loaded_latency_factor).
+  // kernels-aic H100 at 2 cached tokens, 1024 sequences: XQA 32 heads on 8 KV heads 298 us over
+  // 8192 CTAs (~4.8 us of SM time each), fp8 cache ~2 us; MMHA 32 x 32 heads 354 us over 32768
+  // (~1.4 us); 64 heads on 1 KV head (group 64) runs MMHA: 605 us, 1024 sequences x 64 heads.
+  std::array<double, 2> decode_cta_overhead_s{0, 0};  // grouped kernel: 16-bit, 8-bit cache
+  double decode_head_cta_overhead_s = 0;               // per-head kernel
+  double decode_cta_bandwidth = 0;                     // B/s per CTA
+  double decode_group_limit = 0;                       // largest GQA group a grouped CTA serves (0: any)
   double decode_overhead_for(DType cache) const {
     return dtype_bytes(cache) < 2 && attention_overhead_s[2] > 0 ? attention_overhead_s[2] : attention_overhead_s[1];
   }
-  double decode_sequence_overhead_for(DType cache) const {
-    return dtype_bytes(cache) < 2 && decode_sequence_overhead_s[1] > 0 ? decode_sequence_overhead_s[1]
-                                                                       : decode_sequence_overhead_s[0];
+  double decode_cta_overhead_for(DType cache) const {
+    return dtype_bytes(cache) < 2 && decode_cta_overhead_s[1] > 0 ? decode_cta_overhead_s[1] : decode_cta_overhead_s[0];
   }
   // Fraction of the HBM bandwidth that decode attention streams the KV cache at (0: hbm_efficiency).
   double attention_decode_efficiency = 0;
@@ -159,7 +170,8 @@ struct KernelParams {
 
 // Name/value view for calibration and reports: "matrix_efficiency", "hbm_efficiency", ...
 // kind: fraction in (0, 1], a time in s, a byte count, or a factor >= 1.
-enum class ParamKind { kFraction, kTime, kBytes, kFactor, kSwitch };  // kSwitch: 0 or 1 (false / true)
+// kSwitch: 0 or 1 (false / true); kCount: a whole number >= 0 (set from what a library does, not fitted).
+enum class ParamKind { kFraction, kTime, kBytes, kFactor, kSwitch, kBandwidth, kCount };
 struct NamedParam {
   std::string name;
   double* value;

@@ -13,8 +13,10 @@
 
 #include "hw/error.hpp"
 #include "kernel_test_gpus.hpp"
+#include "located_error.hpp"
 #include "models/calibration/aic_attention_table.hpp"
 #include "models/calibration/kernel_calibration.hpp"
+#include "models/kernel/attention_model.hpp"
 
 using namespace exasim;
 using namespace exasim::models;
@@ -26,12 +28,7 @@ namespace {
 const std::string kData = std::string(EXASIM_TEST_DATA) + "/kernels-aic";
 
 std::pair<int, std::string> error_of(const std::string& file) {
-  try {
-    read_aic_attention_table(kData + "/bad/" + file);
-  } catch (const ConfigError& e) {
-    return {e.where().line, e.where().key + ": " + e.what() + " (" + e.hint() + ")"};
-  }
-  return {-1, ""};
+  return exasim::testing::located_error([&] { read_aic_attention_table(kData + "/bad/" + file); });
 }
 
 }  // namespace
@@ -148,13 +145,25 @@ TEST_CASE("attention fit: recovers the kernels' efficiencies and fixed costs fro
   truth.attention_efficiency = 0.55, truth.attention_efficiency_fp8 = 0.42;
   truth.attention_overhead_s = {9e-6, 7e-6, 4e-6};
   truth.attention_cta_overhead_s = 4e-6;
-  truth.attention_decode_efficiency = 0.85, truth.decode_sequence_overhead_s = {0.3e-6, 0.1e-6};
+  truth.attention_decode_efficiency = 0.85, truth.decode_cta_overhead_s = {4e-6, 1.5e-6};
+  truth.decode_head_cta_overhead_s = 1.2e-6, truth.decode_cta_bandwidth = 60e9, truth.decode_group_limit = 32;
   std::vector<KernelSample> samples;
   for (DType t : {DType::kBf16, DType::kFp8})
     for (double b : {1.0, 8.0, 64.0})
       for (double seq : {1.0, 128.0, 1024.0, 4096.0, 16384.0})
         for (double heads : {8.0, 32.0, 64.0}) {
           if (b * seq > 65536) continue;
+          // Decode also with every head its own (MHA) and with one KV head for 64 (a group above
+          // the grouped kernel's 32): both per-head CTAs.
+          for (double kv : {heads, 1.0}) {
+            if (kv == 8 && heads == 8) continue;
+            KernelSample d;
+            d.kind = SampleKind::kAttentionDecode, d.source = "synthetic", d.timing = SampleTiming::kKernel;
+            d.batch = b * 4, d.context = seq, d.tokens = b * 4, d.heads = heads, d.kv_heads = kv, d.head_dim = 128;
+            d.dtype = d.cache_dtype = t, d.op = "decode";
+            d.time_s = predict_sample(h100, truth, d);
+            samples.push_back(d);
+          }
           KernelSample s;
           s.kind = SampleKind::kAttentionPrefill, s.source = "synthetic", s.timing = SampleTiming::kKernel;
           s.batch = b, s.seq = seq, s.tokens = b * seq, s.heads = heads, s.kv_heads = heads / 8, s.head_dim = 128;
@@ -180,8 +189,41 @@ TEST_CASE("attention fit: recovers the kernels' efficiencies and fixed costs fro
   CHECK(f.attention_decode_efficiency == approx(0.85).epsilon(0.02));
   CHECK(f.attention_overhead_s[1] == approx(7e-6).epsilon(0.1));
   CHECK(f.attention_overhead_s[2] == approx(4e-6).epsilon(0.1));
-  CHECK(f.decode_sequence_overhead_s[0] == approx(0.3e-6).epsilon(0.1));
-  CHECK(f.decode_sequence_overhead_s[1] == approx(0.1e-6).epsilon(0.1));
-  for (const char* n : {"attention_efficiency", "attention_cta_overhead", "decode_sequence_overhead.fp8"})
+  CHECK(f.decode_cta_overhead_s[0] == approx(4e-6).epsilon(0.1));
+  CHECK(f.decode_cta_overhead_s[1] == approx(1.5e-6).epsilon(0.1));
+  CHECK(f.decode_head_cta_overhead_s == approx(1.2e-6).epsilon(0.1));
+  CHECK(f.decode_cta_bandwidth == approx(60e9).epsilon(0.1));
+  CHECK(f.decode_group_limit == 32);
+  for (const char* n : {"attention_efficiency", "attention_cta_overhead", "decode_cta_overhead.fp8", "decode_group_limit"})
     CHECK(std::find(c.fitted_names.begin(), c.fitted_names.end(), n) != c.fitted_names.end());
+}
+
+TEST_CASE("decode launch: grouped CTAs up to the group limit, per-head above it, CTAs packed on the SMs") {
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  KernelParams p = KernelParams::defaults_for(h100);
+  p.decode_group_limit = 32, p.decode_cta_overhead_s = {5e-6, 2e-6}, p.decode_head_cta_overhead_s = 1.5e-6;
+  p.decode_cta_bandwidth = 50e9, p.attention_decode_efficiency = 0.9;
+  // 1024 sequences of 2 tokens: no split (fewer than 256 keys).
+  DecodeShape grouped{1024, 2, 32, 8, 128, 16};
+  DecodeShape mha{1024, 2, 32, 32, 128, 16};
+  DecodeShape wide{1024, 2, 64, 1, 128, 16};  // a group of 64: above the limit
+  CHECK(decode_launch(h100, p, grouped).grouped);
+  CHECK(decode_launch(h100, p, grouped).ctas == 1024 * 8);
+  CHECK(decode_launch(h100, p, mha).ctas == 1024 * 32);
+  CHECK_FALSE(decode_launch(h100, p, wide).grouped);
+  CHECK(decode_launch(h100, p, wide).ctas == 1024 * 64);
+  // Each CTA: its fixed cost plus its own 2 keys x 128 x 2 B, K and V, at 50 GB/s; 8192 of them
+  // over 132 SMs, far above the HBM time of the 16-token blocks.
+  const double per_cta = 5e-6 + 2 * 2 * 128 * 2 / 50e9;
+  const double expected = p.launch_overhead_s + 1024 * 8 * per_cta / 132;
+  CHECK(attention_decode(h100, p, DType::kBf16, grouped).time_s == approx(expected).epsilon(1e-9));
+  // An 8-bit cache: the grouped kernel's own per-CTA cost (1 byte a value).
+  CHECK(attention_decode(h100, p, DType::kFp8, grouped).time_s ==
+        approx(p.launch_overhead_s + 1024 * 8 * (2e-6 + 2 * 2 * 128 / 50e9) / 132).epsilon(1e-9));
+  // Per-head: 64 CTAs a sequence at the per-head cost.
+  CHECK(attention_decode(h100, p, DType::kBf16, wide).time_s ==
+        approx(p.launch_overhead_s + 1024 * 64 * (1.5e-6 + 2 * 2 * 128 * 2 / 50e9) / 132).epsilon(1e-9));
+  // Without the CTA parameters the stream model is unchanged: the grouped limit does not apply.
+  KernelParams plain = KernelParams::defaults_for(h100);
+  CHECK(decode_launch(h100, plain, wide).grouped);
 }

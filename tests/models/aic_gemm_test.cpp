@@ -12,6 +12,7 @@
 
 #include "hw/error.hpp"
 #include "kernel_test_gpus.hpp"
+#include "located_error.hpp"
 #include "models/calibration/aic_gemm_table.hpp"
 #include "models/calibration/kernel_calibration.hpp"
 #include "models/calibration/leave_one_gpu_out.hpp"
@@ -77,12 +78,7 @@ TEST_CASE("AIConfigurator GEMM table: formats, casts, kernel timing, empty calls
 
 TEST_CASE("AIConfigurator GEMM table: a malformed row is refused with its file, line and column") {
   auto error_of = [](const std::string& file) {
-    try {
-      read_aic_gemm_table(kData + "/bad/" + file);
-    } catch (const ConfigError& e) {
-      return std::make_pair(e.where().line, e.where().key + ": " + e.what() + " (" + e.hint() + ")");
-    }
-    return std::make_pair(-1, std::string());
+    return exasim::testing::located_error([&] { read_aic_gemm_table(kData + "/bad/" + file); });
   };
   const auto not_number = error_of("gemm_perf.csv");
   CHECK(not_number.first == 3);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hw/error.hpp"
+#include "located_error.hpp"
 #include "models/calibration/aic_gemm_table.hpp"
 #include "models/calibration/aic_nccl_table.hpp"
 #include "models/calibration/calibration_file.hpp"
@@ -67,12 +68,7 @@ TEST_CASE("AIConfigurator NCCL table: ops, bytes from elements and dtype, millis
 
 TEST_CASE("AIConfigurator NCCL table: a malformed row is refused with its file, line and column") {
   auto error_of = [](const std::string& file) {
-    try {
-      models::read_aic_nccl_table(kData + "/bad/" + file);
-    } catch (const ConfigError& e) {
-      return std::make_pair(e.where().line, e.where().key + ": " + e.what() + " (" + e.hint() + ")");
-    }
-    return std::make_pair(-1, std::string());
+    return exasim::testing::located_error([&] { models::read_aic_nccl_table(kData + "/bad/" + file); });
   };
   const auto op = error_of("nccl_unknown_op.csv");
   CHECK(op.first == 3);
