@@ -68,9 +68,12 @@ void apply_kernel(KernelParams& k, const Node& n) {
       }
       continue;
     }
-    if (!by_name.contains(key))
-      v.fail("\"" + key + "\" holds one value per kind, not one number",
-             "write it as a mapping, e.g. " + key + ": {per_tensor: 11 us}");
+    if (!by_name.contains(key)) {
+      std::string kinds;
+      for (const auto& [name, p] : by_name)
+        if (name.starts_with(key + ".")) kinds += (kinds.empty() ? "" : ", ") + name.substr(key.size() + 1);
+      v.fail("\"" + key + "\" holds one value per kind, not one number", "write it as a mapping of " + kinds);
+    }
     const NamedParam& p = *by_name.at(key);
     *p.value = value_of(p, v);
   }

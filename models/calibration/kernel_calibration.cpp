@@ -204,11 +204,12 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
   }
   std::vector<std::string> decode_names = {"attention_decode_efficiency", "attention_overhead.decode",
                                            "decode_cta_overhead.bf16", "decode_head_cta_overhead",
-                                           "decode_cta_bandwidth"};
+                                           "decode_cta_bandwidth.bf16"};
   const std::vector<KernelSample> decodes = of_kind(c.fit_set, SampleKind::kAttentionDecode);
   if (std::any_of(decodes.begin(), decodes.end(), [](const KernelSample& s) { return s.dtype == DType::kFp8; })) {
     decode_names.emplace_back("attention_overhead.decode_fp8");
     decode_names.emplace_back("decode_cta_overhead.fp8");
+    decode_names.emplace_back("decode_cta_bandwidth.fp8");
   }
   for (const auto& [kind, names] : {std::pair{SampleKind::kAttentionPrefill, prefill_names},
                                     std::pair{SampleKind::kAttentionDecode, decode_names}}) {
@@ -222,9 +223,12 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
       start(p.attention_overhead_s[0], 5e-6), start(p.attention_cta_overhead_s, 2e-6);
     } else {
       start(p.attention_overhead_s[1], 5e-6), start(p.decode_cta_overhead_s[0], 2e-6);
-      start(p.decode_head_cta_overhead_s, 1e-6), start(p.decode_cta_bandwidth, 50e9);
+      start(p.decode_head_cta_overhead_s, 1e-6), start(p.decode_cta_bandwidth[0], 50e9);
       start(p.attention_decode_efficiency, p.hbm_efficiency);
-      if (names.size() > 5) start(p.attention_overhead_s[2], 5e-6), start(p.decode_cta_overhead_s[1], 2e-6);
+      if (names.size() > 5) {
+        start(p.attention_overhead_s[2], 5e-6), start(p.decode_cta_overhead_s[1], 2e-6);
+        start(p.decode_cta_bandwidth[1], p.decode_cta_bandwidth[0]);
+      }
       // TensorRT-LLM's XQA serves GQA groups of up to 32 query heads per CTA; larger groups run
       // its per-head MMHA (kernels-aic, 2048 sequences of 2 tokens: 128 heads on 4 KV heads
       // 458 us on H100, on 2 KV heads, group 64, 2426 us; the same split on A100, GB200, L40S).

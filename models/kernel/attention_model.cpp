@@ -237,13 +237,13 @@ KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType
   double t_memory = 0;
   const DecodeLaunch launch = decode_launch(gpu, p, s);
   const int splits = launch.splits;
-  if (p.decode_cta_bandwidth > 0) {
+  if (p.decode_cta_bandwidth[0] > 0) {
     // CTAs of a grouped kernel (each a whole GQA group) or, for groups above its limit, of a
     // per-head kernel whose heads re-read their group's K and V from L2 (kernel_params.hpp).
     const double group = heads / kv_heads;
     const double cta_bytes = 2 * std::ceil(ctx / splits) * hd * e;
     const double per_cta = (launch.grouped && group > 1 ? p.decode_cta_overhead_for(dtype) : p.decode_head_cta_overhead_s) +
-                           cta_bytes / p.decode_cta_bandwidth;
+                           cta_bytes / p.decode_cta_bandwidth_for(dtype);
     const double t_ctas = std::max(launch.ctas * per_cta / gpu.sm_count, per_cta);
     const double t_l2 = (launch.grouped ? 0 : kv_bytes * group) / (gpu.l2_read_bandwidth() * p.l2_efficiency);
     t_memory = std::max({(kv_bytes + q_o) / (gpu.hbm_bandwidth * stream), t_ctas, t_l2});

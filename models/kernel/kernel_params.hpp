@@ -119,7 +119,8 @@ struct KernelParams {
   // (sequence, query head, split) of a per-head kernel (TensorRT-LLM's MMHA, which serves MHA
   // and groups above `decode_group_limit`; each head re-reads its group's K and V from L2).
   // A CTA costs its fixed work (Q load, block table, softmax finalisation, output) plus its keys'
-  // bytes at `decode_cta_bandwidth` (what one CTA's loads in flight sustain); the CTAs pack onto
+  // bytes at `decode_cta_bandwidth` (what one CTA's loads in flight sustain, and with an 8-bit
+  // cache its dequantisation on the CUDA cores: per cache dtype); the CTAs pack onto
   // the SMs, the longest one bounds the kernel, HBM bounds the whole. All 0 (the default): the
   // KV stream alone, its parallelism from Little's law (loaded_latency_factor).
   // kernels-aic H100 at 2 cached tokens, 1024 sequences: XQA 32 heads on 8 KV heads 298 us over
@@ -127,10 +128,13 @@ struct KernelParams {
   // (~1.4 us); 64 heads on 1 KV head (group 64) runs MMHA: 605 us, 1024 sequences x 64 heads.
   std::array<double, 2> decode_cta_overhead_s{0, 0};  // grouped kernel: 16-bit, 8-bit cache
   double decode_head_cta_overhead_s = 0;               // per-head kernel
-  double decode_cta_bandwidth = 0;                     // B/s per CTA
+  std::array<double, 2> decode_cta_bandwidth{0, 0};  // B/s per CTA: 16-bit, 8-bit cache
   double decode_group_limit = 0;                       // largest GQA group a grouped CTA serves (0: any)
   double decode_overhead_for(DType cache) const {
     return dtype_bytes(cache) < 2 && attention_overhead_s[2] > 0 ? attention_overhead_s[2] : attention_overhead_s[1];
+  }
+  double decode_cta_bandwidth_for(DType cache) const {
+    return dtype_bytes(cache) < 2 && decode_cta_bandwidth[1] > 0 ? decode_cta_bandwidth[1] : decode_cta_bandwidth[0];
   }
   double decode_cta_overhead_for(DType cache) const {
     return dtype_bytes(cache) < 2 && decode_cta_overhead_s[1] > 0 ? decode_cta_overhead_s[1] : decode_cta_overhead_s[0];

@@ -146,7 +146,8 @@ TEST_CASE("attention fit: recovers the kernels' efficiencies and fixed costs fro
   truth.attention_overhead_s = {9e-6, 7e-6, 4e-6};
   truth.attention_cta_overhead_s = 4e-6;
   truth.attention_decode_efficiency = 0.85, truth.decode_cta_overhead_s = {4e-6, 1.5e-6};
-  truth.decode_head_cta_overhead_s = 1.2e-6, truth.decode_cta_bandwidth = 60e9, truth.decode_group_limit = 32;
+  truth.decode_head_cta_overhead_s = 1.2e-6, truth.decode_cta_bandwidth = {60e9, 25e9};
+  truth.decode_group_limit = 32;
   std::vector<KernelSample> samples;
   for (DType t : {DType::kBf16, DType::kFp8})
     for (double b : {1.0, 8.0, 64.0})
@@ -192,7 +193,8 @@ TEST_CASE("attention fit: recovers the kernels' efficiencies and fixed costs fro
   CHECK(f.decode_cta_overhead_s[0] == approx(4e-6).epsilon(0.1));
   CHECK(f.decode_cta_overhead_s[1] == approx(1.5e-6).epsilon(0.1));
   CHECK(f.decode_head_cta_overhead_s == approx(1.2e-6).epsilon(0.1));
-  CHECK(f.decode_cta_bandwidth == approx(60e9).epsilon(0.1));
+  CHECK(f.decode_cta_bandwidth[0] == approx(60e9).epsilon(0.1));
+  CHECK(f.decode_cta_bandwidth[1] == approx(25e9).epsilon(0.1));
   CHECK(f.decode_group_limit == 32);
   for (const char* n : {"attention_efficiency", "attention_cta_overhead", "decode_cta_overhead.fp8", "decode_group_limit"})
     CHECK(std::find(c.fitted_names.begin(), c.fitted_names.end(), n) != c.fitted_names.end());
@@ -202,7 +204,7 @@ TEST_CASE("decode launch: grouped CTAs up to the group limit, per-head above it,
   const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
   KernelParams p = KernelParams::defaults_for(h100);
   p.decode_group_limit = 32, p.decode_cta_overhead_s = {5e-6, 2e-6}, p.decode_head_cta_overhead_s = 1.5e-6;
-  p.decode_cta_bandwidth = 50e9, p.attention_decode_efficiency = 0.9;
+  p.decode_cta_bandwidth = {50e9, 20e9}, p.attention_decode_efficiency = 0.9;
   // 1024 sequences of 2 tokens: no split (fewer than 256 keys).
   DecodeShape grouped{1024, 2, 32, 8, 128, 16};
   DecodeShape mha{1024, 2, 32, 32, 128, 16};
@@ -217,9 +219,9 @@ TEST_CASE("decode launch: grouped CTAs up to the group limit, per-head above it,
   const double per_cta = 5e-6 + 2 * 2 * 128 * 2 / 50e9;
   const double expected = p.launch_overhead_s + 1024 * 8 * per_cta / 132;
   CHECK(attention_decode(h100, p, DType::kBf16, grouped).time_s == approx(expected).epsilon(1e-9));
-  // An 8-bit cache: the grouped kernel's own per-CTA cost (1 byte a value).
+  // An 8-bit cache: the grouped kernel's own per-CTA cost and rate (1 byte a value).
   CHECK(attention_decode(h100, p, DType::kFp8, grouped).time_s ==
-        approx(p.launch_overhead_s + 1024 * 8 * (2e-6 + 2 * 2 * 128 / 50e9) / 132).epsilon(1e-9));
+        approx(p.launch_overhead_s + 1024 * 8 * (2e-6 + 2 * 2 * 128 / 20e9) / 132).epsilon(1e-9));
   // Per-head: 64 CTAs a sequence at the per-head cost.
   CHECK(attention_decode(h100, p, DType::kBf16, wide).time_s ==
         approx(p.launch_overhead_s + 1024 * 64 * (1.5e-6 + 2 * 2 * 128 * 2 / 50e9) / 132).epsilon(1e-9));

@@ -11,6 +11,7 @@
 
 #include "hw/error.hpp"
 #include "kernel_test_gpus.hpp"
+#include "located_error.hpp"
 #include "hw/catalog.hpp"
 #include "hw/config/node.hpp"
 #include "models/calibration/calibration_file.hpp"
@@ -201,6 +202,9 @@ TEST_CASE("calibration files: an efficiency above 1 or an unknown key is a locat
   CHECK(casts.kernel.smem_operand_mma == 1);
   CHECK_THROWS_WITH_AS(apply_calibration(base, config::load_string("kernel: {cast_overhead: 3 us}", "c.yaml")),
                        doctest::Contains("one value per kind"), ConfigError);
+  const auto scalar = exasim::testing::located_error(
+      [&] { apply_calibration(base, config::load_string("kernel: {decode_cta_bandwidth: 40 GB/s}", "c.yaml")); });
+  CHECK(scalar.second.find("(write it as a mapping of bf16, fp8)") != std::string::npos);
   CHECK_THROWS_WITH_AS(apply_calibration(base, config::load_string("kernel: {cast_overhead: {default: 3 us}}", "c.yaml")),
                        doctest::Contains("unknown key \"default\""), ConfigError);
   const Calibration ds = load_calibration(base, std::string(EXASIM_SOURCE_DIR) + "/configs/calibration/deepspeed-zero3-2021-selene.yaml");
