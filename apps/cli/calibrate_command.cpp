@@ -227,31 +227,23 @@ int calibrate_gpu(const Context& ctx, const CalibrateOptions& o, const std::stri
     h.fit.emplace_back("held_out", "whole (n, k) shapes, fraction " + fmt_fixed(opts.held_out_shapes, 2) + ", seed " +
                                        std::to_string(opts.split_seed) + "; " + std::to_string(opts.max_fit_gemms > 0 ? std::min(opts.max_fit_gemms, c.fit_set.size()) : c.fit_set.size()) +
                                        " GEMMs in the least-squares fit");
-  if (!c.held_out.empty()) {
+  // The held-out error of each op, by measured time: GEMMs, then attention.
+  auto held_out_errors = [&](const std::string& key, auto is_kind) {
     std::vector<models::KernelSample> held;
     for (const auto& s : c.held_out)
-      if (s.kind == models::SampleKind::kGemm) held.push_back(s);
-    if (!held.empty()) {
-      const auto t = models::accuracy_table(held, c.fitted, tile, models::BucketBy::kMeasuredTime);
-      for (const auto& row : t.rows) {
-        std::string text;
-        for (std::size_t i = 0; i < row.mae.size(); ++i)
-          text += (i ? ", " : "") + models::time_buckets()[i].label + " " + percent(row.mae[i]);
-        h.fit.emplace_back("held_out_gemm_error." + row.label, text);
-      }
-    }
-  }
-  std::vector<models::KernelSample> held_attention;
-  for (const auto& s : c.held_out)
-    if (s.kind == models::SampleKind::kAttentionPrefill || s.kind == models::SampleKind::kAttentionDecode)
-      held_attention.push_back(s);
-  if (!held_attention.empty())
-    for (const auto& row : models::accuracy_table(held_attention, c.fitted, tile, models::BucketBy::kMeasuredTime).rows) {
+      if (is_kind(s.kind)) held.push_back(s);
+    if (held.empty()) return;
+    for (const auto& row : models::accuracy_table(held, c.fitted, tile, models::BucketBy::kMeasuredTime).rows) {
       std::string text;
       for (std::size_t i = 0; i < row.mae.size(); ++i)
         text += (i ? ", " : "") + models::time_buckets()[i].label + " " + percent(row.mae[i]);
-      h.fit.emplace_back("held_out_attention_error." + row.label, text);
+      h.fit.emplace_back(key + "." + row.label, text);
     }
+  };
+  held_out_errors("held_out_gemm_error", [](models::SampleKind k) { return k == models::SampleKind::kGemm; });
+  held_out_errors("held_out_attention_error", [](models::SampleKind k) {
+    return k == models::SampleKind::kAttentionPrefill || k == models::SampleKind::kAttentionDecode;
+  });
   if (std::any_of(c.fit_set.begin(), c.fit_set.end(), [](const models::KernelSample& s) { return s.kind == models::SampleKind::kGemm; }))
     h.fit.emplace_back("gemm_mean_abs_error", fmt_percent(c.gemm_fit_error, 2));
   const bool memory_ops = std::any_of(c.fit_set.begin(), c.fit_set.end(),

@@ -72,13 +72,9 @@ int run_collective(const Context& ctx, const CollectiveOptions& o) {
   // or "none" (the catalog defaults) is given; a cluster file on its calibration: key.
   std::string parameters = src.collective_source;
   const bool catalog_node = !std::filesystem::exists(o.cluster) && catalog.contains(hw::CatalogKind::kNode, o.cluster);
-  const std::string file =
-      !o.calibration.empty() ? (models::is_no_calibration(o.calibration) ? std::string() : o.calibration)
-      : catalog_node         ? models::default_calibration(ctx.configs_dir, models::CalibrationFor::kNode, o.cluster)
-                             : std::string();
+  const std::string file = models::calibration_file_for(o.calibration, ctx.configs_dir, models::CalibrationFor::kNode,
+                                                        catalog_node ? o.cluster : std::string());
   if (!file.empty()) {
-    if (!std::filesystem::exists(file))
-      throw IoError("calibration file not found", {file, 0, "--calibration"}, "give the path of a calibration YAML, or none");
     models::Calibration cal;
     cal.collective = src.collective;
     src.collective = models::load_calibration(cal, file).collective;

@@ -2,7 +2,6 @@
 // predicted time, bound, achieved FLOP/s and bytes/s from the tile-level models.
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <iostream>
 #include <map>
 
@@ -151,14 +150,8 @@ int run(const Context& ctx, const KernelOptions& o) {
   models::Calibration cal;
   cal.kernel = models::KernelParams::defaults_for(gpu);
   // The GPU's own calibration unless a file or "none" (datasheet + family defaults) is given.
-  const std::string file = o.calibration.empty()
-                               ? models::default_calibration(ctx.configs_dir, models::CalibrationFor::kGpu, gpu.name)
-                               : models::is_no_calibration(o.calibration) ? std::string() : o.calibration;
-  if (!file.empty()) {
-    if (!std::filesystem::exists(file))
-      throw IoError("calibration file not found", {file, 0, "--calibration"}, "give the path of a calibration YAML, or none");
-    cal = models::load_calibration(cal, file);
-  }
+  const std::string file = models::calibration_file_for(o.calibration, ctx.configs_dir, models::CalibrationFor::kGpu, gpu.name);
+  if (!file.empty()) cal = models::load_calibration(cal, file);
   if (!o.recipe.empty() && o.op != "gemm") bad("--recipe", "--recipe applies to --op gemm", "drop --recipe, or use --op gemm");
   // A table format names its own dtype (--recipe fp8_block: fp8 operands).
   const DType operands = o.op == "gemm" ? gemm_format_of(o, *dtype).dtype : *dtype;

@@ -25,12 +25,6 @@ DType dtype_of(const CsvRows& r, const char* column) {
                     "known: bfloat16, float16, fp8");
 }
 
-double positive(const CsvRows& r, const char* column) {
-  const double v = r.number(column);
-  if (!(v > 0)) throw ConfigError(std::string(column) + " must be positive", {r.path(), r.line(), column}, "fix or drop the row");
-  return v;
-}
-
 // A count (sequences, tokens, heads, head dimension) of at least one.
 double positive_count(const CsvRows& r, const char* column) {
   const double v = r.count(column);
@@ -74,8 +68,8 @@ std::vector<KernelSample> read_aic_attention_table(const std::string& path) {
       s.op = std::string("decode kv ") + (s.dtype == DType::kFp8 ? "fp8" : "bf16");
       s.tokens = s.batch;
     }
-    s.time_s = positive(rows, "latency") * 1e-3;
-    if (rows.has_column("power")) s.power_w = positive(rows, "power");
+    s.time_s = rows.positive("latency") * 1e-3;
+    if (rows.has_column("power")) s.power_w = rows.positive("power");
     out.push_back(s);
   }
   if (out.empty()) throw ConfigError("no attention call in the table", {path, rows.line(), ""}, "a table with at least one row");

@@ -43,14 +43,8 @@ AicGemmTable read_aic_gemm_table(const std::string& path) {
     s.cast = f.cast;
     s.timing = SampleTiming::kKernel;
     s.m = rows.count("m"), s.n = rows.count("n"), s.k = rows.count("k");
-    const double ms = rows.number("latency");
-    if (!(ms > 0)) throw ConfigError("latency must be positive", {path, rows.line(), "latency"}, "fix or drop the row");
-    s.time_s = ms * 1e-3;
-    if (rows.has_column("power")) {
-      const double w = rows.number("power");
-      if (!(w > 0)) throw ConfigError("power must be positive", {path, rows.line(), "power"}, "in watts; fix or drop the row");
-      s.power_w = w;
-    }
+    s.time_s = rows.positive("latency") * 1e-3;
+    if (rows.has_column("power")) s.power_w = rows.positive("power", "in watts; fix or drop the row");
     s.tokens = s.m;
     if (s.m == 0 || s.n == 0 || s.k == 0) {
       ++out.empty_rows;

@@ -55,9 +55,7 @@ std::vector<CollectiveSample> read_aic_nccl_table(const std::string& path) {
     if (elements < 1)
       throw ConfigError("message_size must be positive", {path, rows.line(), "message_size"}, "elements of nccl_dtype per call");
     s.bytes = elements * element;
-    const double ms = rows.number("latency");
-    if (!(ms > 0)) throw ConfigError("latency must be positive", {path, rows.line(), "latency"}, "in milliseconds; fix or drop the row");
-    s.time_s = ms * 1e-3;
+    s.time_s = rows.positive("latency", "in milliseconds; fix or drop the row") * 1e-3;
     s.line = rows.line();
     out.push_back(s);
   }

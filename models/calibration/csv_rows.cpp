@@ -68,6 +68,12 @@ double CsvRows::number(const std::string& name) const {
   return v;
 }
 
+double CsvRows::positive(const std::string& name, const std::string& hint) const {
+  const double v = number(name);
+  if (!(v > 0)) throw ConfigError(name + " must be positive", {path_, line_, name}, hint);
+  return v;
+}
+
 double CsvRows::count(const std::string& name, double max, const std::string& why) const {
   const double v = number(name);
   if (!(v >= 0) || v != std::floor(v))

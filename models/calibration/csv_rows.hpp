@@ -32,6 +32,8 @@ class CsvRows {
   double number(const std::string& name) const;
   // A cell that must be present (throws ConfigError when the column or the cell is missing).
   const std::string& text(const std::string& name) const;
+  // The cell as a number > 0; throws ConfigError otherwise ("<name> must be positive", `hint`).
+  double positive(const std::string& name, const std::string& hint = "fix or drop the row") const;
   // The kernels index their operands with 32-bit integers (cuBLAS, CUTLASS, TensorRT-LLM's
   // attention): no dimension, token or head count of one call is above this.
   static constexpr double kMaxCount = 2147483647.0;

@@ -24,4 +24,13 @@ std::string default_calibration(const std::string& configs_dir, CalibrationFor k
   return file.string();
 }
 
+std::string calibration_file_for(const std::string& flag, const std::string& configs_dir, CalibrationFor kind,
+                                 const std::string& name) {
+  if (flag == "none") return {};
+  const std::string file = flag.empty() ? default_calibration(configs_dir, kind, name) : flag;
+  if (!file.empty() && !std::filesystem::exists(file))
+    throw IoError("calibration file not found", {file, 0, "--calibration"}, "give the path of a calibration YAML, or none");
+  return file;
+}
+
 }  // namespace exasim::models

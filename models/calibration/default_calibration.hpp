@@ -14,7 +14,11 @@ enum class CalibrationFor { kGpu, kNode };
 // unknown section, a value that is not a file name, a file that does not exist.
 std::string default_calibration(const std::string& configs_dir, CalibrationFor kind, const std::string& name);
 
-// What `--calibration VALUE` (or a scenario's key) asks for: "none" for no calibration at all.
-inline bool is_no_calibration(const std::string& value) { return value == "none"; }
+// The calibration file `--calibration VALUE` names for catalog GPU or node `name`: VALUE itself,
+// none for "none" (datasheet + family defaults), and with no VALUE the index's default (none
+// where it lists none; `name` "" asks for no default). "" means no file. Throws IoError when the
+// file does not exist.
+std::string calibration_file_for(const std::string& flag, const std::string& configs_dir, CalibrationFor kind,
+                                 const std::string& name);
 
 }  // namespace exasim::models

@@ -159,7 +159,6 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
     if (p.weight_only_overhead_s <= 0) p.weight_only_overhead_s = 2e-6;
     const KernelFit f = fit_kernel_params(p, names, gemms, tile, o.fit);
     p = f.params;
-    c.gemm_fit_error = mean_abs_error(p, all_gemms, tile);
     c.fitted_names = names;
     if (o.library_behaviours)
       for (const char* n : {"smem_operand_mma", "stream_k", "narrow_output_16bit"}) c.fitted_names.emplace_back(n);
@@ -184,7 +183,6 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
     }
     const KernelFit f = fit_kernel_params(p, mem_names, mem, tile, o.fit);
     p = f.params;
-    c.memory_fit_error = f.mean_abs_error;
     // Ops that were not measured go back to "use the shared default".
     for (std::size_t i = 0; i < kMemoryOpCount; ++i) {
       const std::string op(memory_op_name(static_cast<MemoryOp>(i)));
@@ -194,8 +192,8 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
     c.fitted_names.insert(c.fitted_names.end(), mem_names.begin(), mem_names.end());
   }
   // Attention, on top of the GEMM fit: the main loop's efficiency and the framework op's fixed
-  // costs (prefill); the KV stream's bandwidth, the fixed and the per-sequence cost, for each
-  // cache dtype present (decode).
+  // costs (prefill); the KV stream's efficiency, the op's fixed cost and the CTAs' costs and
+  // bandwidth, each per cache dtype present (decode).
   std::vector<std::string> prefill_names = {"attention_efficiency", "attention_overhead.prefill", "attention_cta_overhead"};
   const std::vector<KernelSample> prefills = of_kind(c.fit_set, SampleKind::kAttentionPrefill);
   if (std::any_of(prefills.begin(), prefills.end(), [](const KernelSample& s) { return s.dtype == DType::kFp8; })) {
@@ -206,7 +204,9 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
                                            "decode_cta_overhead.bf16", "decode_head_cta_overhead",
                                            "decode_cta_bandwidth.bf16"};
   const std::vector<KernelSample> decodes = of_kind(c.fit_set, SampleKind::kAttentionDecode);
-  if (std::any_of(decodes.begin(), decodes.end(), [](const KernelSample& s) { return s.dtype == DType::kFp8; })) {
+  const bool fp8_cache =
+      std::any_of(decodes.begin(), decodes.end(), [](const KernelSample& s) { return s.dtype == DType::kFp8; });
+  if (fp8_cache) {
     decode_names.emplace_back("attention_overhead.decode_fp8");
     decode_names.emplace_back("decode_cta_overhead.fp8");
     decode_names.emplace_back("decode_cta_bandwidth.fp8");
@@ -215,9 +215,9 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
                                     std::pair{SampleKind::kAttentionDecode, decode_names}}) {
     const std::vector<KernelSample> all = of_kind(c.fit_set, kind);
     if (all.empty()) continue;
-    require(kind == SampleKind::kAttentionPrefill ? "prefill attention calls" : "decode attention calls", all.size(), names.size());
-    // Fixed costs fitted in log space need a start in their range, not 0.
     const bool prefill = kind == SampleKind::kAttentionPrefill;
+    require(prefill ? "prefill attention calls" : "decode attention calls", all.size(), names.size());
+    // Fixed costs fitted in log space need a start in their range, not 0.
     auto start = [](double& v, double at) { v = v > 0 ? v : at; };
     if (prefill) {
       start(p.attention_overhead_s[0], 5e-6), start(p.attention_cta_overhead_s, 2e-6);
@@ -225,7 +225,7 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
       start(p.attention_overhead_s[1], 5e-6), start(p.decode_cta_overhead_s[0], 2e-6);
       start(p.decode_head_cta_overhead_s, 1e-6), start(p.decode_cta_bandwidth[0], 50e9);
       start(p.attention_decode_efficiency, p.hbm_efficiency);
-      if (names.size() > 5) {
+      if (fp8_cache) {
         start(p.attention_overhead_s[2], 5e-6), start(p.decode_cta_overhead_s[1], 2e-6);
         start(p.decode_cta_bandwidth[1], p.decode_cta_bandwidth[0]);
       }
@@ -236,7 +236,6 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
     }
     const KernelFit f = fit_kernel_params(p, names, spread_subset(all, o.max_fit_gemms, o.split_seed), tile, o.fit);
     p = f.params;
-    (kind == SampleKind::kAttentionPrefill ? c.prefill_fit_error : c.decode_fit_error) = mean_abs_error(p, all, tile);
     c.fitted_names.insert(c.fitted_names.end(), names.begin(), names.end());
     if (!prefill && p.decode_group_limit > 0) c.fitted_names.emplace_back("decode_group_limit");
   }

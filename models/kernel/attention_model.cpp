@@ -249,8 +249,7 @@ KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType
     t_memory = std::max({(kv_bytes + q_o) / (gpu.hbm_bandwidth * stream), t_ctas, t_l2});
   } else {
     // Little's law: each CTA keeps a K and a V paged block of the next two steps in flight.
-    const double ctas = batch * kv_heads * splits;
-    const double in_flight = std::min(ctas, static_cast<double>(gpu.sm_count) * 4) * 4 * block * hd * e;
+    const double in_flight = std::min(launch.ctas, static_cast<double>(gpu.sm_count) * 4) * 4 * block * hd * e;
     const double latency = gpu.hbm_latency() * p.loaded_latency_factor;
     t_memory = (kv_bytes + q_o) / std::min(gpu.hbm_bandwidth * stream, in_flight / latency);
   }

@@ -130,14 +130,16 @@ struct KernelParams {
   double decode_head_cta_overhead_s = 0;               // per-head kernel
   std::array<double, 2> decode_cta_bandwidth{0, 0};  // B/s per CTA: 16-bit, 8-bit cache
   double decode_group_limit = 0;                       // largest GQA group a grouped CTA serves (0: any)
-  double decode_overhead_for(DType cache) const {
-    return dtype_bytes(cache) < 2 && attention_overhead_s[2] > 0 ? attention_overhead_s[2] : attention_overhead_s[1];
+  // Decode's values for a KV cache in `cache`: an 8-bit cache's own where set, else the 16-bit one's.
+  static double for_cache(DType cache, double wide, double narrow) {
+    return dtype_bytes(cache) < 2 && narrow > 0 ? narrow : wide;
   }
+  double decode_overhead_for(DType cache) const { return for_cache(cache, attention_overhead_s[1], attention_overhead_s[2]); }
   double decode_cta_bandwidth_for(DType cache) const {
-    return dtype_bytes(cache) < 2 && decode_cta_bandwidth[1] > 0 ? decode_cta_bandwidth[1] : decode_cta_bandwidth[0];
+    return for_cache(cache, decode_cta_bandwidth[0], decode_cta_bandwidth[1]);
   }
   double decode_cta_overhead_for(DType cache) const {
-    return dtype_bytes(cache) < 2 && decode_cta_overhead_s[1] > 0 ? decode_cta_overhead_s[1] : decode_cta_overhead_s[0];
+    return for_cache(cache, decode_cta_overhead_s[0], decode_cta_overhead_s[1]);
   }
   // Fraction of the HBM bandwidth that decode attention streams the KV cache at (0: hbm_efficiency).
   double attention_decode_efficiency = 0;
