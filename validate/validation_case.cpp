@@ -128,6 +128,23 @@ std::vector<ValidationCase> load_cases(const std::string& path) {
   return out;
 }
 
+ValidationCase with_calibration_first(const ValidationCase& c, const std::string& item) {
+  ValidationCase out = c;
+  YAML::Node root = YAML::Clone(c.scenario.yaml());
+  YAML::Node list(YAML::NodeType::Sequence);
+  list.push_back(item);
+  const YAML::Node& scenario = c.scenario.yaml();
+  if (const YAML::Node own = scenario["calibration"]) {  // the case's own, after the item
+    if (own.IsSequence())
+      for (const YAML::Node& i : own) list.push_back(YAML::Clone(i));
+    else
+      list.push_back(YAML::Clone(own));
+  }
+  root["calibration"] = list;
+  out.scenario = Node(root, c.scenario.origin(), c.scenario.path());
+  return out;
+}
+
 CaseResult run_case(const ValidationCase& c, const hw::Catalog& catalog) {
   const std::string dir = std::filesystem::path(c.scenario.file()).parent_path().string();
   const workloads::Scenario s = workloads::scenario_from_node(c.scenario, catalog, dir);

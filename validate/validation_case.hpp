@@ -37,6 +37,11 @@ struct CaseResult {
 std::vector<ValidationCase> load_cases(const std::string& path);
 CaseResult run_case(const ValidationCase& c, const hw::Catalog& catalog);
 
+// The case with `item` (measured, or a calibration file) applied first, under the case's own
+// `calibration:` (a framework constant it states stays over it); what `exasim validate
+// --calibration` runs.
+ValidationCase with_calibration_first(const ValidationCase& c, const std::string& item);
+
 // A deep copy of `base` with `over` merged in (maps merge key by key, anything else replaces).
 config::Node merge_nodes(const config::Node& base, const config::Node& over);
 

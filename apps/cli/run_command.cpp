@@ -66,7 +66,8 @@ void print_summary(std::ostream& out, const workloads::Scenario& s, const worklo
   t.add_row({"energy per token", fmt(r.energy_per_token_j, Dimension::kEnergy)});
   t.add_row({"cost", "$" + fmt_fixed(r.cost.usd_per_hour, 2) + "/h, $" + fmt_fixed(r.cost.usd_per_million_tokens, 4) + " per M tokens"});
   t.print(out);
-  out << "\n" << r.tasks << " tasks, " << r.events << " events; kernel parameters: " << s.calibration.kernel.source << "\n";
+  out << "\n" << r.tasks << " tasks, " << r.events << " events; kernel parameters: " << s.calibration.kernel.source
+      << "; collective parameters: " << s.calibration.collective.source << "\n";
 }
 
 // Serving: the request source streams the workload; per-request records go straight to the

@@ -74,7 +74,7 @@ void print_serving_summary(std::ostream& out, const workloads::Scenario& s, cons
   t.print(out);
   out << "\n" << r.iterations << " iterations, " << r.events << " events; CPU overhead "
       << units::format(c.cpu_overhead_s, Dimension::kTime, 3) << " per iteration; kernel parameters: "
-      << s.calibration.kernel.source << "\n";
+      << s.calibration.kernel.source << "; collective parameters: " << s.calibration.collective.source << "\n";
 }
 
 }  // namespace exasim::cli

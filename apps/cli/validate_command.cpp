@@ -26,6 +26,7 @@ struct ValidateOptions {
   double max_mape = 0;                 // > 0: fail when the mean absolute error exceeds it (percent)
   double max_error = 0;                // > 0: fail when any case exceeds it (percent)
   bool choices = false;                // list what each case assumes where its source is silent
+  std::string calibration;             // measured or a file, applied under each case's own
 };
 
 std::vector<std::string> case_files(const std::string& dir) {
@@ -116,7 +117,8 @@ int validate_cases(const Context& ctx, const ValidateOptions& o) {
   std::vector<validate::CaseResult> results;
   double sum = 0, worst = 0;
   for (const auto& c : cases) {
-    const validate::CaseResult& r = results.emplace_back(validate::run_case(c, catalog));
+    const validate::CaseResult& r = results.emplace_back(
+        validate::run_case(o.calibration.empty() ? c : validate::with_calibration_first(c, o.calibration), catalog));
     t.add_row({r.id, r.metric, fmt_fixed(r.measured_value, r.measured_value < 10 ? 3 : 2),
                fmt_fixed(r.predicted_value, r.measured_value < 10 ? 3 : 2),
                iteration(r.measured_iteration_s), iteration(r.predicted_iteration_s), fmt_percent(r.error, 1)});
@@ -174,6 +176,9 @@ void add_validate_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--json", opts->json_path, "write the results as JSON to this file");
   cmd->add_option("--max-mape", opts->max_mape, "exit 1 when the mean absolute error exceeds this many percent");
   cmd->add_option("--max-error", opts->max_error, "exit 1 when any case's error exceeds this many percent");
+  cmd->add_option("--calibration", opts->calibration,
+                  "run every case on this calibration first: measured (each GPU's and node's files in "
+                  "configs/calibration/defaults.yaml) or a calibration YAML; a case's own calibration: applies over it");
   cmd->add_flag("--choices", opts->choices, "after the table, list what each case assumes where its source is silent");
   cmd->callback([&ctx, opts] { ctx.handler = [&ctx, opts] { return validate_cases(ctx, *opts); }; });
 }

@@ -104,7 +104,10 @@ Calibration apply_calibration(Calibration base, const Node& node) {
     apply_kernel(base.kernel, node["kernel"]);
     base.kernel.source = "calibration: " + node.file();
   }
-  if (node.has("collective")) apply_collective_params(base.collective, node["collective"]);
+  if (node.has("collective")) {
+    apply_collective_params(base.collective, node["collective"]);
+    base.collective.source = "calibration: " + node.file();
+  }
   if (node.has("training")) {
     const Node t = node["training"];
     t.expect_map();

@@ -11,6 +11,7 @@
 //   ll_inter_step_overhead, ll128_step_overhead, ll128_inter_step_overhead, launch_overhead,
 //   p2p_launch_overhead, collective_sms, p2p_sms, userbuffers_reduce_scatter_sms,
 //   userbuffers_all_gather_sms
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -79,6 +80,8 @@ struct CollectiveParams {
   double p2p_sms = 2;
   double userbuffers_reduce_scatter_sms = 16;
   double userbuffers_all_gather_sms = 1;
+
+  std::string source = "catalog defaults";  // where the values came from (a calibration file)
 
   // Software latency of one step of `p`, inside a node or across the network.
   double step_overhead(Protocol p, bool crosses_nodes) const {

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "hw/error.hpp"
+#include "models/calibration/default_calibration.hpp"
 #include "models/cpu/cpu_calibration_file.hpp"
 #include "models/cpu/cpu_kernels.hpp"
 #include "models/cost/cost_config.hpp"
@@ -72,11 +73,39 @@ SimulationConfig read_simulation(const Node& n) {
 
 models::CostRates read_cost(const Node& n) { return models::read_cost_rates(n); }  // models/cost/cost_config.hpp
 
-models::Calibration read_calibration(const Node& n, const topologies::Cluster& cluster, const std::string& base_dir) {
-  models::Calibration cal;
-  cal.kernel = models::KernelParams::defaults_for(cluster.gpu);
-  if (cluster.gpu.host_cpu) cal.kernel.source = "CPU models (models/cpu/) with defaults from the CPU spec";
-  if (!n.defined()) return cal;
+// The catalog node a cluster is built of: its GPU (a GPU modified inline keeps its base's name)
+// on its node fabric; "" when the catalog has none.
+std::string catalog_node_of(const hw::Catalog& catalog, const std::string& gpu, const topologies::Cluster& c) {
+  for (const std::string& name : catalog.names(hw::CatalogKind::kNode)) {
+    const hw::NodeSpec node = catalog.node(config::load_string(name, "<catalog>"));
+    if (node.gpu == gpu && node.fabric == c.intra.name) return name;
+  }
+  return {};
+}
+
+// The GPU's and its node's measured calibrations (configs/calibration/defaults.yaml) over `cal`.
+// A GPU modified inline (`base: H100-SXM5-80GB`) keeps its base's: a what-if changes the
+// datasheet, not how well the kernels use it.
+models::Calibration with_measured(models::Calibration cal, const topologies::Cluster& cluster, const hw::Catalog& catalog) {
+  if (cluster.gpu.host_cpu) return cal;  // a CPU device: its calibration is a cpu: file
+  const std::string modified = " (modified)";
+  std::string gpu = cluster.gpu.name;
+  if (gpu.ends_with(modified)) gpu.resize(gpu.size() - modified.size());
+  const std::string& dir = catalog.configs_dir();
+  const std::string kernel_file = models::default_calibration(dir, models::CalibrationFor::kGpu, gpu);
+  if (!kernel_file.empty()) cal = models::load_calibration(cal, kernel_file);
+  const std::string node = catalog_node_of(catalog, gpu, cluster);
+  const std::string node_file = node.empty() ? "" : models::default_calibration(dir, models::CalibrationFor::kNode, node);
+  if (!node_file.empty()) cal = models::load_calibration(cal, node_file);
+  return cal;
+}
+
+// One item of `calibration:` over `cal`: measured, an inline mapping, or the file it names.
+models::Calibration apply_item(models::Calibration cal, const Node& n, const topologies::Cluster& cluster,
+                               const hw::Catalog& catalog, const std::string& base_dir) {
+  if (!n.is_map() && n.as_string() == "measured") return with_measured(std::move(cal), cluster, catalog);
+  if (!n.is_map() && n.as_string() == "none")
+    n.fail("none stands alone: it means the family defaults and nothing over them", "write calibration: none");
   config::Node file = n;  // an inline mapping, or the file it names (read once)
   if (!n.is_map()) {
     std::filesystem::path p = n.as_string();
@@ -84,16 +113,34 @@ models::Calibration read_calibration(const Node& n, const topologies::Cluster& c
     try {
       file = config::load_file(p.string());
     } catch (const IoError& e) {
-      throw IoError("calibration file not found: " + p.string(), n.where(), "give a path relative to the scenario or the current folder");
+      throw IoError("calibration file not found: " + p.string(), n.where(),
+                    "give a path relative to the scenario or the current folder, measured, or none");
     }
   }
-  models::Calibration loaded = models::apply_calibration(cal, file);
+  models::Calibration loaded = models::apply_calibration(std::move(cal), file);
   if (cluster.gpu.host_cpu && file.has("cpu")) {  // a CPU device: the fitted CPU models
     loaded.kernel.cpu =
         std::make_shared<const models::CpuParams>(models::serving_runtime(models::read_cpu_calibration(file["cpu"]).params));
     loaded.kernel.source = "CPU models (models/cpu/) calibrated by " + file.file();
   }
   return loaded;
+}
+
+// The parameters a scenario runs on: the datasheet + family defaults, then `calibration:` over
+// them: a file, an inline mapping, `measured` (the GPU's and node's files that `exasim calibrate`
+// wrote from measured tables, as exasim kernel and exasim collective use by default), or a list
+// of these applied in order (e.g. [measured, ../framework.yaml]). `none`: the family defaults.
+// Scenarios do not take `measured` by default yet: with it, published-run validation moves
+// (training 9.6 -> 12.0% mean, serving 9.9 -> 8.9%) through parts not yet measured (see README).
+models::Calibration read_calibration(const Node& n, const topologies::Cluster& cluster, const hw::Catalog& catalog,
+                                     const std::string& base_dir) {
+  models::Calibration cal;
+  cal.kernel = models::KernelParams::defaults_for(cluster.gpu);
+  if (cluster.gpu.host_cpu) cal.kernel.source = "CPU models (models/cpu/) with defaults from the CPU spec";
+  if (!n.defined() || (n.is_scalar() && n.as_string() == "none")) return cal;
+  if (!n.is_sequence()) return apply_item(std::move(cal), n, cluster, catalog, base_dir);
+  for (std::size_t i = 0; i < n.size(); ++i) cal = apply_item(std::move(cal), n.at(i), cluster, catalog, base_dir);
+  return cal;
 }
 
 // Power of everything in a node but its GPUs, from the catalog server that carries this GPU.
@@ -164,7 +211,7 @@ Scenario scenario_from_node(const Node& root, const hw::Catalog& catalog, const 
           "give a rank below " + std::to_string(s.cluster.gpu_count()));
     }
   }
-  s.calibration = read_calibration(root["calibration"], s.cluster, base_dir);
+  s.calibration = read_calibration(root["calibration"], s.cluster, catalog, base_dir);
   if (s.serving)
     s.serving_config = read_serving(root["serving"], catalog, s.cluster, s.model, s.calibration.kernel, base_dir);
   if (root.has("cost")) s.cost = read_cost(root["cost"]);

@@ -76,7 +76,8 @@ nlohmann::json serving_result_json(const Scenario& s, const ServingResult& r, co
           {"cost", {{"usd_per_hour", r.cost.usd_per_hour}, {"usd_per_million_tokens", r.cost.usd_per_million_tokens}}},
           {"simulation",
            {{"fidelity", s.simulation.fidelity}, {"seed", s.simulation.seed}, {"iterations", r.iterations},
-            {"events", r.events}, {"kernel_parameters", s.calibration.kernel.source}}}};
+            {"events", r.events}, {"kernel_parameters", s.calibration.kernel.source},
+            {"collective_parameters", s.calibration.collective.source}}}};
 }
 
 void write_request_csv_header(std::ostream& out) {

@@ -65,7 +65,8 @@ nlohmann::json training_result_json(const Scenario& s, const TrainingPlan& plan,
           {"cost", {{"usd_per_hour", r.cost.usd_per_hour}, {"usd_per_million_tokens", r.cost.usd_per_million_tokens}}},
           {"simulation",
            {{"fidelity", s.simulation.fidelity}, {"seed", s.simulation.seed}, {"tasks", r.tasks}, {"events", r.events},
-            {"kernel_parameters", s.calibration.kernel.source}}}};
+            {"kernel_parameters", s.calibration.kernel.source},
+            {"collective_parameters", s.calibration.collective.source}}}};
 }
 
 }  // namespace exasim::workloads
