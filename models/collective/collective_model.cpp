@@ -33,17 +33,20 @@ Link ring_link(GroupShape g, const GroupLinks& l, const CollectiveParams& p) {
   return {bw, std::max(in.latency, out.latency)};
 }
 
-// Time of `steps` ring steps that each move `chunk` bytes.
-double ring_steps(double steps, double chunk, Link link) { return steps * (link.latency + chunk / link.bandwidth); }
+// Time of `steps` ring steps that each move `chunk` bytes, and the phase's pipeline fill (the
+// engine's phase_fill, sim/net/collective_plan.hpp).
+double ring_steps(double steps, double chunk, Link link, double fill_rounds) {
+  return steps * (link.latency + chunk / link.bandwidth) + fill_rounds * chunk / link.bandwidth;
+}
 
-double ring_time(Collective op, double bytes, GroupShape g, Link link) {
+double ring_time(Collective op, double bytes, GroupShape g, Link link, double fill) {
   const double n = g.ranks;
   switch (op) {
-    case Collective::kAllReduce: return ring_steps(2 * (n - 1), bytes / n, link);
+    case Collective::kAllReduce: return ring_steps(2 * (n - 1), bytes / n, link, fill);
     case Collective::kReduceScatter:
-    case Collective::kAllGather: return ring_steps(n - 1, bytes / n, link);
+    case Collective::kAllGather: return ring_steps(n - 1, bytes / n, link, fill);
     case Collective::kBroadcast:
-    case Collective::kReduce: return ring_steps(n - 1, 0, link) + bytes / link.bandwidth;  // pipelined
+    case Collective::kReduce: return ring_steps(n - 1, 0, link, 0) + (1 + fill) * bytes / link.bandwidth;  // pipelined
     default: return std::numeric_limits<double>::infinity();
   }
 }
@@ -56,12 +59,13 @@ double hierarchical_time(Collective op, double bytes, GroupShape g, const GroupL
   if (k <= 1 || m <= 1) return std::numeric_limits<double>::infinity();
   const Link in = intra_link(l, p);
   const Link out = inter_link(l, p);
-  const double intra_phase = ring_steps(k - 1, bytes / k, in);
+  const double fill = p.pipeline_fill_rounds;
+  const double intra_phase = ring_steps(k - 1, bytes / k, in, fill);
   const double shard = bytes / k;
   switch (op) {
-    case Collective::kAllReduce: return 2 * intra_phase + ring_steps(2.0 * (m - 1), shard / m, out);
+    case Collective::kAllReduce: return 2 * intra_phase + ring_steps(2.0 * (m - 1), shard / m, out, fill);
     case Collective::kReduceScatter:
-    case Collective::kAllGather: return intra_phase + ring_steps(m - 1, shard / m, out);
+    case Collective::kAllGather: return intra_phase + ring_steps(m - 1, shard / m, out, fill);
     default: return std::numeric_limits<double>::infinity();
   }
 }
@@ -79,8 +83,10 @@ double all_to_all_time(double bytes, GroupShape g, const GroupLinks& l, const Co
   const double k = std::min(g.ranks_per_node, g.ranks);
   const Link in = intra_link(l, p);
   const Link out = inter_link(l, p);
-  const double intra = bytes * (k - 1) / n / in.bandwidth;
-  const double inter = g.nodes() > 1 ? bytes * (n - k) / n / out.bandwidth : 0;
+  // One round to every peer; the fill is one peer's share (bytes / n).
+  const double fill = p.pipeline_fill_rounds / (n - 1);
+  const double intra = (1 + fill) * bytes * (k - 1) / n / in.bandwidth;
+  const double inter = g.nodes() > 1 ? (1 + fill) * bytes * (n - k) / n / out.bandwidth : 0;
   return (n - 1) * std::max(in.latency, g.nodes() > 1 ? out.latency : in.latency) + std::max(intra, inter);
 }
 
@@ -102,7 +108,7 @@ CollectiveCost collective_cost(Collective op, double bytes, GroupShape g, const 
     c.time_s = all_to_all_time(bytes, g, links, params);
     c.algorithm = CollectiveAlgorithm::kRing;
   } else {
-    const double t_ring = ring_time(op, bytes, g, ring);
+    const double t_ring = ring_time(op, bytes, g, ring, params.pipeline_fill_rounds);
     const double t_hier = hierarchical_time(op, bytes, g, links, params);
     const double t_tree = tree_time(op, bytes, g, ring);
     switch (algorithm) {

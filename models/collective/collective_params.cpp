@@ -43,6 +43,7 @@ const std::vector<CollectiveParamSlot>& collective_param_slots() {
       {"inter_efficiency", &P::inter_efficiency, K::kEfficiency, 0.25, 1.0},
       {"reduction_efficiency", &P::reduction_efficiency, K::kEfficiency, 0.25, 1.0},
       {"nvls_efficiency", &P::nvls_efficiency, K::kEfficiency, 0.25, 1.0},
+      {"pipeline_fill_rounds", &P::pipeline_fill_rounds, K::kRounds, 0.01, 4},
       {"step_overhead", &P::step_overhead_s, K::kTime, 0.1e-6, 30e-6},
       {"inter_step_overhead", &P::inter_step_overhead_s, K::kTime, 0.5e-6, 30e-6},
       {"ll_step_overhead", &P::ll_step_overhead_s, K::kTime, 0.05e-6, 10e-6},
@@ -75,6 +76,13 @@ void apply_collective_params(CollectiveParams& p, const Node& n) {
     switch (s.kind) {
       case CollectiveParamKind::kEfficiency: p.*s.field = v.as_efficiency(); break;
       case CollectiveParamKind::kTime: p.*s.field = v.as_nonnegative_quantity(Dimension::kTime); break;
+      case CollectiveParamKind::kRounds: {
+        const double r = v.as_number();
+        if (!(r >= 0 && r <= 16))
+          v.fail("pipeline fill must be 0 to 16 rounds", "one peer's share of a round a phase takes beyond its rounds, e.g. 0.5");
+        p.*s.field = r;
+        break;
+      }
       case CollectiveParamKind::kCount: {
         const double c = v.as_number();
         if (!(c >= 0)) v.fail("an SM count must be >= 0", "the GPU's SMs a communication holds while it runs, e.g. 16");

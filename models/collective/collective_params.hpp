@@ -7,7 +7,8 @@
 // 128-byte line: 94% of the bandwidth, a cheaper step) or LL (low latency: flag beside every
 // 4-byte word, half the bandwidth, the cheapest step). The tuner takes the fastest per size.
 //   calibration file keys, under `collective:`: intra_efficiency, xgmi_efficiency,
-//   pcie_efficiency, inter_efficiency, reduction_efficiency, nvls_efficiency, step_overhead, inter_step_overhead, ll_step_overhead,
+//   pcie_efficiency, inter_efficiency, reduction_efficiency, nvls_efficiency, pipeline_fill_rounds,
+//   step_overhead, inter_step_overhead, ll_step_overhead,
 //   ll_inter_step_overhead, ll128_step_overhead, ll128_inter_step_overhead, launch_overhead,
 //   p2p_launch_overhead, collective_sms, p2p_sms, userbuffers_reduce_scatter_sms,
 //   userbuffers_all_gather_sms
@@ -62,6 +63,14 @@ struct CollectiveParams {
   // LL128: between the two (estimate).
   double ll128_step_overhead_s = 0.8e-6;
   double ll128_inter_step_overhead_s = 1.5e-6;
+  // A phase's pipeline fill and drain: it takes this many times one peer's share of a round's
+  // transfer beyond its rounds (collective_plan.hpp, phase_fill; 0: an ideal pipeline). What
+  // makes small groups slower per byte: nccl-tests on one DGX A100 reach 197 / 222 / 228 GB/s
+  // bus bandwidth in 2- / 4- / 8-GPU all-reduces of 64-512 MiB (all-gather 155 / 198 / 214,
+  // all-to-all 169 / 201 / 210; shared/data/kernels-aic/a100_sxm/nccl_perf.csv), as if each
+  // phase ran about a third of a round more than its rounds, whatever the group. Fitted per
+  // node by exasim calibrate --format aic-nccl; 0 in the catalog defaults.
+  double pipeline_fill_rounds = 0;
   // Per call: kernel launch and the host-side cost of issuing the collective. Asynchronous
   // training loops hide it, so the default is 0; measured tables timed from the host include it.
   double launch_overhead_s = 0;
@@ -93,7 +102,7 @@ struct CollectiveParams {
 
 // Every calibratable number of CollectiveParams by its calibration-file key, with its kind and
 // the physical range a fit may move it in (exasim calibrate, sim/net/collective_calibration.hpp).
-enum class CollectiveParamKind { kEfficiency, kTime, kCount };
+enum class CollectiveParamKind { kEfficiency, kTime, kCount, kRounds };
 struct CollectiveParamSlot {
   const char* name;
   double CollectiveParams::*field;

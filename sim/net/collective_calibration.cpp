@@ -74,6 +74,7 @@ std::vector<std::string> collective_parameters_for(const topologies::Cluster& no
   if (std::any_of(samples.begin(), samples.end(), [](const CollectiveSample& s) { return reduces(s.op); }))
     names.emplace_back("reduction_efficiency");
   if (node.intra.in_switch_reduction) names.emplace_back("nvls_efficiency");
+  names.emplace_back("pipeline_fill_rounds");
   for (const char* n : {"step_overhead", "ll128_step_overhead", "ll_step_overhead", "launch_overhead"}) names.emplace_back(n);
   return names;
 }

@@ -31,11 +31,19 @@ double FlowPhase::transfer(double bytes) const {
   return t;
 }
 
+double phase_fill(const FlowPhase& phase, models::Protocol p, double bytes, const models::CollectiveParams& params) {
+  if (params.pipeline_fill_rounds == 0) return 0;
+  // Bytes only: the round's route latency is paid by its rounds.
+  const double wire = bytes / models::protocol_bandwidth_fraction(p);
+  return params.pipeline_fill_rounds * (phase.transfer(wire) - phase.transfer(0)) / phase.peers;
+}
+
 double PlannedOp::time(double bytes, models::Protocol p, const models::CollectiveParams& params) const {
   if (empty()) return 0;
   double t = launch(params) + intra_steps * params.step_overhead(p, false) + inter_steps * params.step_overhead(p, true);
   const double wire = wire_factor(p) * bytes;
-  for (const FlowPhase& ph : phases) t += ph.repeat * ((ph.latency_steps - 1) * ph.max_latency + ph.transfer(wire));
+  for (const FlowPhase& ph : phases)
+    t += ph.repeat * ((ph.latency_steps - 1) * ph.max_latency + ph.transfer(wire)) + phase_fill(ph, p, bytes, params);
   return t;
 }
 
@@ -262,6 +270,8 @@ PlannedOp CollectivePlanner::build(const Group& g, const CommOp& op, models::Col
     FlowPhase fp;
     place_phase(g, phase, fp);
     if (fp.flows.empty()) continue;
+    // A direct round sends to every peer at once: its fill is one peer's share of it.
+    if (a == models::CollectiveAlgorithm::kDirect) fp.peers = std::max(1, g.layout.size() - 1);
     const double steps = static_cast<double>(fp.repeat) * fp.latency_steps;
     if (!p.p2p) (fp.crosses_nodes ? p.inter_steps : p.intra_steps) += steps;
     p.flows += static_cast<std::uint64_t>(fp.repeat) * fp.flows.size();
@@ -275,6 +285,7 @@ PlannedOp CollectivePlanner::build(const Group& g, const CommOp& op, models::Col
 void CollectivePlanner::place_phase(const Group& g, const models::Phase& phase, FlowPhase& out) {
   out.repeat = phase.repeat;
   out.latency_steps = phase.latency_steps;
+
   bool crosses = false;
   for (const auto& ranks : g.copies) {
     auto endpoint = [&](int e) {

@@ -44,6 +44,7 @@ struct FlowPhase {
   int latency_steps = 1;
   bool crosses_nodes = false;   // its step overhead is the network's
   double max_latency = 0;       // slowest route of the round
+  double peers = 1;             // direct rounds: the peers each member sends to at once (phase_fill)
   // One round, Simple protocol: max over channels of load / capacity, or the round's max-min
   // sharing time per byte where that is longer.
   double seconds_per_byte = 0;
@@ -83,6 +84,10 @@ struct PlanChoice {
 // flows pay themselves.
 double round_delay(const PlannedOp& plan, const FlowPhase& phase, models::Protocol p,
                    const models::CollectiveParams& params);
+// What a phase of an op of `bytes` takes beyond its rounds with protocol p, once: its pipeline's
+// fill and drain, pipeline_fill_rounds x one peer's share of a round, uncontended
+// (CollectiveParams::pipeline_fill_rounds).
+double phase_fill(const FlowPhase& phase, models::Protocol p, double bytes, const models::CollectiveParams& params);
 // Bytes on the wire per byte of payload with protocol p.
 double wire_factor(models::Protocol p);
 

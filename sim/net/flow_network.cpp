@@ -49,8 +49,11 @@ struct FlowNetwork::Impl {
       : fabric(c, p), planner(fabric, std::move(o)) {}
 
   Time now() const { return sg4::Engine::get_clock() - t0; }
+  // Before a round: its step latencies, and before a phase's first round the phase's fill.
   Time delay(const ActiveOp& op) const {
-    return round_delay(*op.plan, op.plan->phases[op.phase], op.protocol, fabric.params());
+    const FlowPhase& phase = op.plan->phases[op.phase];
+    const Time d = round_delay(*op.plan, phase, op.protocol, fabric.params());
+    return op.round == 0 ? d + phase_fill(phase, op.protocol, op.bytes, fabric.params()) : d;
   }
   void schedule(std::size_t slot, Time at) { timers.push({at, seq++, slot}); }
   void start_round(std::size_t slot, Time t);

@@ -26,6 +26,33 @@ TEST_CASE("ring all-reduce inside an NVSwitch node: 2(n-1) steps of S/n over one
   CHECK(cost.bus_bandwidth == exasim::testing::approx(2 * (n - 1) / n * S / cost.time_s));
 }
 
+TEST_CASE("pipeline fill: once per phase, one round of a ring, one peer's share of a direct round") {
+  const auto c = cluster_of("{node: dgx-a100, nodes: 1}");
+  models::CollectiveParams p = simple_only();
+  const double S = 256e6, n = 8, bw = 300e9 * p.intra_efficiency, step = p.step_overhead_s + 0.7e-6;
+  models::CollectiveParams filled = p;
+  filled.pipeline_fill_rounds = 0.5;
+  // Ring all-reduce: one phase of 2(n-1) rounds of S/n, then half a round more.
+  sim::AnalyticalNetwork ring(c, filled, forcing(Collective::kAllReduce, CollectiveAlgorithm::kRing));
+  const double t = ring.cost(op_on(c, sim::CommKind::kAllReduce, S, "packed", 8)).time_s;
+  CHECK(t == exasim::testing::approx(2 * (n - 1) * (step + S / n / bw) + 0.5 * S / n / bw).epsilon(1e-9));
+  // Two GPUs: one round each way of S/2, and half a round: 25% more transfer than the ideal pipeline.
+  const double t2 = ring.cost(op_on(c, sim::CommKind::kAllReduce, S, "packed", 2)).time_s;
+  CHECK(t2 == exasim::testing::approx(2 * (step + S / 2 / bw) + 0.5 * S / 2 / bw).epsilon(1e-9));
+  // Direct all-to-all: one round to the 7 peers over the GPU's port, (n-1)/n of S; the fill is
+  // one peer's share of it.
+  sim::AnalyticalNetwork a2a(c, filled), bare(c, p);
+  const auto op = op_on(c, sim::CommKind::kAllToAll, S, "packed", 8);
+  const double extra = a2a.cost(op).time_s - bare.cost(op).time_s;
+  CHECK(extra == exasim::testing::approx(0.5 * (S / n) / bw).epsilon(1e-6));
+  // The closed form charges the same.
+  models::GroupLinks links;
+  links.intra_bandwidth = c.intra.bandwidth;
+  links.intra_latency = c.intra.latency;
+  const auto closed = models::collective_cost(Collective::kAllReduce, S, {8, 8}, links, filled, CollectiveAlgorithm::kRing);
+  CHECK(closed.time_s == exasim::testing::approx(t).epsilon(1e-9));
+}
+
 TEST_CASE("send/recv across nodes: launch + NIC route latency + bytes over the NIC") {
   const auto c = cluster_of("{node: dgx-a100, nodes: 2}");
   models::CollectiveParams p;
@@ -42,7 +69,8 @@ TEST_CASE("multi-node ring: the topology model equals the closed-form model on a
   // 2 x 8 GPUs, 8 NICs per node: the closed form's ring crosses nodes at 8 x the per-GPU NIC
   // share; the topology model gets there with 8 channels, each through its own NIC.
   const auto c = cluster_of("{node: dgx-a100, nodes: 2}");
-  const models::CollectiveParams p = simple_only();
+  models::CollectiveParams p = simple_only();
+  p.pipeline_fill_rounds = 0.3;  // one fill per phase on both sides
   sim::AnalyticalNetwork net(c, p, forcing(Collective::kAllReduce, CollectiveAlgorithm::kRing));
   models::GroupLinks links;
   links.intra_bandwidth = c.intra.bandwidth;
