@@ -60,6 +60,7 @@ struct CalibrateOptions {
   bool library_behaviours = false;  // aic-gemm: the kernel-library switches on (KernelParams)
   std::string node;                 // aic-nccl: the catalog node measured (default: from the folder)
   long max_fit = -1;            // GEMMs entering the least-squares fit (0: all; < 0: the format's default)
+  std::string evaluate;         // aic-gemm: predict the tables with this calibration file (or none); fit nothing
 };
 
 bool ends_with(const std::string& s, std::string_view suffix) {
@@ -318,6 +319,36 @@ int run_leave_one_gpu_out(const Context& ctx, const CalibrateOptions& o) {
   return 0;
 }
 
+// `--evaluate FILE`: every row of one GPU's tables predicted as exasim kernel predicts it on that
+// calibration (`none`: the datasheet + family defaults), by op and measured time; fits and
+// writes nothing. How a GPU nobody measured is predicted from another's file (e.g. H200's tables
+// on H100's calibration), or how well a file describes a new measurement.
+int evaluate_calibration(const Context& ctx, const CalibrateOptions& o, const std::string& gpu_name,
+                         const std::vector<models::KernelSample>& samples) {
+  const hw::Catalog catalog = hw::Catalog::load(ctx.configs_dir);
+  if (!catalog.contains(hw::CatalogKind::kGpu, gpu_name))
+    throw ConfigError("unknown GPU \"" + gpu_name + "\"", {"<command line>", 0, "--device"}, "see `exasim hw list --kind gpu`");
+  const hw::GpuSpec gpu = catalog.gpu(gpu_name);
+  models::Calibration cal;
+  cal.kernel = models::KernelParams::defaults_for(gpu);
+  if (o.evaluate != "none") {
+    if (!fs::exists(o.evaluate))
+      throw IoError("calibration file not found", {o.evaluate, 0, "--evaluate"}, "give a calibration YAML, or none");
+    cal = models::load_calibration(cal, o.evaluate);
+  }
+  const auto tile = models::tile_model_predictor(gpu);
+  std::vector<models::KernelSample> gemms, attention;
+  for (const auto& s : samples) (s.kind == models::SampleKind::kGemm ? gemms : attention).push_back(s);
+  std::cout << "exasim: " << gpu.name << "'s tables predicted on " << cal.kernel.source << "\n\n";
+  print_accuracy(std::cout, "GEMMs", gemms,
+                 {{"tile model", models::accuracy_table(gemms, cal.kernel, tile, models::BucketBy::kMeasuredTime)}},
+                 models::BucketBy::kMeasuredTime);
+  print_accuracy(std::cout, "attention", attention,
+                 {{"tile model", models::accuracy_table(attention, cal.kernel, tile, models::BucketBy::kMeasuredTime)}},
+                 models::BucketBy::kMeasuredTime);
+  return 0;
+}
+
 // AIConfigurator GEMM tables: one GPU per call (its folder names it), kernel-only times.
 int run_aic_gemm(const Context& ctx, CalibrateOptions o) {
   if (o.leave_one_gpu_out) return run_leave_one_gpu_out(ctx, o);
@@ -348,6 +379,7 @@ int run_aic_gemm(const Context& ctx, CalibrateOptions o) {
   if (gpu.empty())
     throw ConfigError("cannot tell which GPU the table was measured on", {o.input, 0, ""},
                       "give --device GPU (the table's folder is not one of kernels-aic's)");
+  if (!o.evaluate.empty()) return evaluate_calibration(ctx, o, gpu, samples);
   if (o.held_out_shapes < 0) o.held_out_shapes = 0.25;
   if (o.max_fit < 0) o.max_fit = 6000;
   o.library_behaviours = true;  // ~100k rows per GPU: a spread subset fits in about a minute
@@ -479,6 +511,9 @@ void add_calibrate_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--max-fit", opt->max_fit, "GEMMs entering the least-squares fit, spread over the fit set (0: all; aic-gemm default 6000)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--node", opt->node, "aic-nccl: catalog node the table was measured on (default: the GPU's server)");
+  cmd->add_option("--evaluate", opt->evaluate,
+                  "aic-gemm / aic-attention: predict one GPU's tables with this calibration file (or none: the "
+                  "datasheet + family defaults) as exasim kernel does; fits and writes nothing");
   cmd->add_option("--starts", opt->starts, "starting points sampled before the local fits")->check(CLI::NonNegativeNumber);
   cmd->callback([&ctx, opt] { ctx.handler = [&ctx, opt] { return run_calibrate(ctx, *opt); }; });
 }

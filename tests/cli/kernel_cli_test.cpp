@@ -9,6 +9,7 @@
 #include <fstream>
 #include <array>
 #include <cmath>
+#include <iomanip>
 #include <set>
 #include <sstream>
 #include <string>
@@ -277,6 +278,7 @@ TEST_CASE("cli: calibrate, then kernel with the file and the table's recipe, giv
   std::getline(csv, line);
   std::set<std::string> sets, formats;
   int rows = 0;
+  double error_sum = 0;  // |exasim kernel / measured - 1| over the rows
   while (std::getline(csv, line)) {
     std::vector<std::string> f;
     std::stringstream ss(line);
@@ -291,12 +293,26 @@ TEST_CASE("cli: calibrate, then kernel with the file and the table's recipe, giv
     us.precision(6);  // as the residuals print it
     us << nlohmann::json::parse(k.output).at("time_s").get<double>() * 1e6;
     CHECK(us.str() == f[12]);
+    error_sum += std::fabs(nlohmann::json::parse(k.output).at("time_s").get<double>() * 1e6 / std::stod(f[11]) - 1);
     sets.insert(f[0]), formats.insert(f[2]);
     ++rows;
   }
   CHECK(rows == 48);
   CHECK(sets == std::set<std::string>{"fit", "held_out"});
   CHECK(formats == std::set<std::string>{"bfloat16", "fp8", "fp8_block"});
+  // --evaluate predicts the table on the file as exasim kernel does: its "all" error is the
+  // rows' mean absolute error above, to the printed digit.
+  const Result ev = run("calibrate '" + table + "' --device H100-SXM5-80GB --evaluate '" + out + "'");
+  INFO(ev.output);
+  REQUIRE(ev.status == 0);
+  std::ostringstream mean;
+  mean << std::fixed << std::setprecision(1) << 100 * error_sum / rows << "%";
+  std::istringstream printed(ev.output);
+  std::string all_row;
+  for (std::string l; std::getline(printed, l);)
+    if (l.starts_with("tile model  all")) all_row = l;
+  CHECK(all_row.ends_with(mean.str()));
+  CHECK(run("calibrate '" + table + "' --device H100-SXM5-80GB --evaluate /no/such.yaml").status != 0);
   fs::remove(out), fs::remove(residuals);
 }
 

@@ -254,13 +254,14 @@ TEST_CASE("kernel calibration: fit on one table, predict another, baselines besi
 }
 
 // configs/calibration/defaults.yaml: every GPU and node it lists is in the catalog and its file
-// loads; the six measured GPUs and five measured nodes are listed; a bad index is a located error.
+// loads; the six measured GPUs (and B300 / GB300 on a sibling's file) and five measured nodes
+// are listed; a bad index is a located error.
 TEST_CASE("default calibrations: the index names catalog GPUs and nodes and files that load") {
   namespace fs = std::filesystem;
   const std::string configs = std::string(EXASIM_SOURCE_DIR) + "/configs";
   const hw::Catalog catalog = hw::Catalog::load(configs);
   const config::Node index = config::load_file(configs + "/calibration/defaults.yaml");
-  int gpus = 0, nodes = 0;
+  int gpus = 0, nodes = 0, siblings = 0;
   for (const std::string& g : index["gpus"].keys()) {
     CAPTURE(g);
     CHECK(catalog.contains(hw::CatalogKind::kGpu, g));
@@ -270,6 +271,10 @@ TEST_CASE("default calibrations: the index names catalog GPUs and nodes and file
     base.kernel = KernelParams::defaults_for(catalog.gpu(g));
     const Calibration c = load_calibration(base, file);
     CHECK(c.kernel.matrix_efficiency != base.kernel.matrix_efficiency);  // a fit, not the defaults again
+    // Its own table's fit, or (B300, GB300: no table) a sibling's of the same architecture.
+    const std::string measured = config::load_file(file)["gpu"].as_string();
+    CHECK(catalog.gpu(measured).architecture == catalog.gpu(g).architecture);
+    if (measured != g) ++siblings;
     ++gpus;
   }
   for (const std::string& n : index["nodes"].keys()) {
@@ -278,7 +283,8 @@ TEST_CASE("default calibrations: the index names catalog GPUs and nodes and file
     CHECK_NOTHROW(load_calibration({}, default_calibration(configs, CalibrationFor::kNode, n)));
     ++nodes;
   }
-  CHECK(gpus == 6);
+  CHECK(gpus == 8);
+  CHECK(siblings == 2);
   CHECK(nodes == 5);
   CHECK(default_calibration(configs, CalibrationFor::kGpu, "MI300X").empty());
   CHECK(default_calibration(configs, CalibrationFor::kNode, "H100-SXM5-80GB").empty());  // a GPU, not a node

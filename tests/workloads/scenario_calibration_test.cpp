@@ -89,11 +89,16 @@ TEST_CASE("scenario calibration: measured follows the GPU and its node fabric") 
       scenario("{gpu: A100-SXM4-80GB, gpus_per_node: 8, intra_node: nvswitch-h100, nodes: 1}", "measured");
   CHECK(odd.calibration.kernel.source == "calibration: " + kConfigs + "/calibration/a100-sxm4-80gb-aic.yaml");
   CHECK(odd.calibration.collective.source == "catalog defaults");
-  // A GPU the index does not list (B300: no measured table) runs on its family defaults.
+  // A GPU with no table of its own takes the sibling's file the index names (B300: B200's).
   const workloads::Scenario b300 =
       scenario("{gpu: B300, gpus_per_node: 8, intra_node: nvswitch-b300, nodes: 1}", "measured");
-  CHECK(b300.calibration.kernel.source == models::KernelParams::defaults_for(b300.cluster.gpu).source);
-  CHECK(b300.calibration.collective.source == "catalog defaults");
+  CHECK(b300.calibration.kernel.source == "calibration: " + kConfigs + "/calibration/b200-aic.yaml");
+  CHECK(b300.calibration.collective.source == "catalog defaults");  // no node file for DGX B300
+  // A GPU the index does not list runs on its family defaults.
+  const workloads::Scenario pcie =
+      scenario("{gpu: H100-PCIe-80GB, gpus_per_node: 8, intra_node: pcie-gen5, nodes: 1}", "measured");
+  CHECK(pcie.calibration.kernel.source == models::KernelParams::defaults_for(pcie.cluster.gpu).source);
+  CHECK(pcie.calibration.collective.source == "catalog defaults");
 }
 
 TEST_CASE("scenario calibration: a list applies in order, none stands alone, a missing file is named") {
