@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "hw/catalog.hpp"
+#include "models/calibration/calibration_file.hpp"
+#include "models/calibration/default_calibration.hpp"
 #include "models/kernel/kernel_models.hpp"
 
 using namespace exasim;
@@ -71,6 +73,18 @@ int main() {
   });
   rate("memory_op (rmsnorm)", 5'000'000, [&](int i) {
     return memory_op(gpu, p, MemoryOp::kRmsNorm, DType::kBf16, 1 + i % 4096, 4096).time_s;
+  });
+  // What exasim kernel runs by default on a measured GPU: its fitted file, with the libraries'
+  // behaviours (Stream-K, two-CTA operand sharing, narrow 16-bit outputs) on.
+  const hw::GpuSpec h100 = catalog.gpu("H100-SXM5-80GB");
+  const std::string file =
+      default_calibration(catalog.configs_dir(), CalibrationFor::kGpu, h100.name);
+  Calibration measured;
+  measured.kernel = KernelParams::defaults_for(h100);
+  if (!file.empty()) measured = load_calibration(measured, file);
+  rate("gemm_time (mix, H100 measured file)", 2'000'000, [&](int i) {
+    const Shape& s = mix[static_cast<std::size_t>(i % count)];
+    return gemm_time(h100, measured.kernel, DType::kBf16, s.m, s.n, s.k).time_s;
   });
   return 0;
 }
