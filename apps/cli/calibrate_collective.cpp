@@ -59,11 +59,21 @@ void print_errors(std::ostream& out, const std::string& title, const topologies:
 }  // namespace
 
 int calibrate_collective_table(const Context& ctx, const CollectiveCalibrateRequest& r, std::ostream& out) {
-  const std::vector<models::CollectiveSample> samples = models::read_aic_nccl_table(r.table);
-  const std::string folder = fs::absolute(r.table).parent_path().filename().string();
+  std::vector<models::CollectiveSample> samples;
+  std::string names;  // the tables' file names
+  for (const std::string& table : r.tables) {
+    if (fs::absolute(table).parent_path() != fs::absolute(r.tables.front()).parent_path())
+      throw ConfigError("tables of two nodes", {table, 0, ""}, "give one kernels-aic folder's tables per run");
+    const auto read = models::is_aic_custom_all_reduce_table(table) ? models::read_aic_custom_all_reduce_table(table)
+                                                                    : models::read_aic_nccl_table(table);
+    samples.insert(samples.end(), read.begin(), read.end());
+    names += (names.empty() ? "" : ", ") + fs::path(table).filename().string();
+  }
+  const std::string& first = r.tables.front();
+  const std::string folder = fs::absolute(first).parent_path().filename().string();
   const std::string node_name = r.node.empty() ? server_of_folder(folder) : r.node;
   if (node_name.empty())
-    throw ConfigError("cannot tell which server the table was measured in", {r.table, 0, ""},
+    throw ConfigError("cannot tell which server the table was measured in", {first, 0, ""},
                       "give --node NODE (a catalog node: exasim hw list --kind node)");
   const hw::Catalog catalog = hw::Catalog::load(ctx.configs_dir);
   const ClusterSource src = load_cluster_source(node_name, 1, catalog);
@@ -71,7 +81,7 @@ int calibrate_collective_table(const Context& ctx, const CollectiveCalibrateRequ
   o.held_out_sizes = r.held_out_sizes;
   o.starts = r.starts;
   const sim::CollectiveCalibration c = sim::calibrate_collectives(src.cluster, src.collective, samples, o);
-  out << "exasim: " << samples.size() << " collectives read from " << r.table << "; collective parameters of "
+  out << "exasim: " << samples.size() << " collectives read from " << names << "; collective parameters of "
       << node_name << " (" << src.cluster.gpu.name << ", " << src.cluster.intra.name << ") fitted to "
       << c.fit_set.size() << ", " << c.held_out.size() << " at held-out message sizes predicted without refitting\n\n";
   Table params({"parameter", "default", "fitted", ""});
@@ -91,9 +101,9 @@ int calibrate_collective_table(const Context& ctx, const CollectiveCalibrateRequ
   models::CalibrationHeader h;
   h.gpu = src.cluster.gpu.name;
   h.date = r.date;
-  h.source = "AIConfigurator nccl_perf (ai-dynamo/aiconfigurator 095f58a, shared/data/kernels-aic/" + folder +
-             "/nccl_perf.csv): nccl-tests on one " + node_name +
-             ", calls back to back (GPU time per call, host launch hidden)";
+  h.source = "AIConfigurator (ai-dynamo/aiconfigurator 095f58a, shared/data/kernels-aic/" + folder + "/: " + names +
+             "): nccl-tests on one " + node_name + ", calls back to back (GPU time per call, host launch hidden)" +
+             (names.find("custom") != std::string::npos ? "; TensorRT-LLM's own all-reduce (bfloat16)" : "");
   h.fit.emplace_back("node", node_name);
   h.fit.emplace_back("samples", std::to_string(c.fit_set.size()) + " fitted, " + std::to_string(c.held_out.size()) + " held out");
   h.fit.emplace_back("held_out", "whole message sizes, fraction " + fmt_fixed(r.held_out_sizes, 2) + ", seed 1");

@@ -391,10 +391,8 @@ int run_aic_gemm(const Context& ctx, CalibrateOptions o) {
 
 // AIConfigurator NCCL tables: one node per call (its folder names the GPU and so the server).
 int run_aic_nccl(const Context& ctx, CalibrateOptions o) {
-  if (o.inputs.size() > 1)
-    throw ConfigError("one NCCL table at a time", {o.inputs[1], 0, ""}, "run exasim calibrate once per node");
   CollectiveCalibrateRequest r;
-  r.table = o.input, r.node = o.node, r.output = o.output;
+  r.tables = o.inputs, r.node = o.node, r.output = o.output;
   r.date = o.date.empty() ? today() : o.date;
   r.held_out_sizes = o.held_out_shapes < 0 ? 0.25 : o.held_out_shapes;
   r.starts = o.starts == 64 ? 16 : o.starts;  // 64 is the kernel fits' default
@@ -464,7 +462,7 @@ constexpr InputFormat kFormats[] = {
      models::is_aic_gemm_table, run_aic_gemm},
     {"aic-attention", "AIConfigurator attention table (kernels-aic/<gpu>/context_ or generation_attention_perf.csv; give the GPU's gemm_perf.csv with it)",
      models::is_aic_attention_table, run_aic_gemm},
-    {"aic-nccl", "AIConfigurator NCCL table (kernels-aic/<gpu>/nccl_perf.csv): the node's collective parameters",
+    {"aic-nccl", "AIConfigurator NCCL table (kernels-aic/<gpu>/nccl_perf.csv, and custom_allreduce_perf.csv beside it): the node's collective parameters",
      models::is_aic_nccl_table, run_aic_nccl},
 };
 

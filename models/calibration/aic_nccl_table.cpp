@@ -64,7 +64,37 @@ std::vector<CollectiveSample> read_aic_nccl_table(const std::string& path) {
 }
 
 bool is_aic_nccl_table(const std::string& path) {
-  return csv_has_columns(path, {"op_name", "nccl_dtype", "num_gpus", "message_size", "latency"});
+  return csv_has_columns(path, {"op_name", "nccl_dtype", "num_gpus", "message_size", "latency"}) ||
+         is_aic_custom_all_reduce_table(path);
+}
+
+std::vector<CollectiveSample> read_aic_custom_all_reduce_table(const std::string& path) {
+  CsvRows rows(path, {"num_gpus", "message_size", "latency"}, "AIConfigurator custom_allreduce_perf.csv table");
+  constexpr double kElement = 2;  // bfloat16
+  std::vector<CollectiveSample> out;
+  while (rows.next()) {
+    CollectiveSample s;
+    s.op = Collective::kAllReduce;
+    s.dtype = "bfloat16";
+    s.custom_kernel = true;
+    const double gpus = rows.number("num_gpus");
+    if (!(gpus >= 2) || gpus != static_cast<int>(gpus))
+      throw ConfigError("num_gpus must be a whole number >= 2", {path, rows.line(), "num_gpus"}, "an all-reduce joins 2 or more GPUs");
+    s.ranks = static_cast<int>(gpus);
+    const double elements = rows.count("message_size", std::ldexp(1.0, 40) / kElement, "a call's buffer is at most 1 TiB");
+    if (elements < 1)
+      throw ConfigError("message_size must be positive", {path, rows.line(), "message_size"}, "bfloat16 elements per call");
+    s.bytes = elements * kElement;
+    s.time_s = rows.positive("latency", "in milliseconds; fix or drop the row") * 1e-3;
+    s.line = rows.line();
+    out.push_back(s);
+  }
+  if (out.empty()) throw ConfigError("no all-reduce in the table", {path, rows.line(), ""}, "a table with at least one row");
+  return out;
+}
+
+bool is_aic_custom_all_reduce_table(const std::string& path) {
+  return csv_has_columns(path, {"num_gpus", "message_size", "latency"}) && !csv_has_columns(path, {"op_name"});
 }
 
 }  // namespace exasim::models

@@ -24,6 +24,7 @@ struct CollectiveSample {
   double time_s = 0;
   std::string dtype;    // as the table spells nccl_dtype
   int line = 0;         // in the table, for reports
+  bool custom_kernel = false;  // the serving engine's own all-reduce (custom_allreduce_perf), not NCCL
 };
 
 // Throws IoError when the file cannot be read, ConfigError (file, line, column) on a bad row:
@@ -33,7 +34,15 @@ struct CollectiveSample {
 std::vector<CollectiveSample> read_aic_nccl_table(const std::string& path);
 
 // True when the file looks like an AIConfigurator NCCL table (a CSV whose header has op_name,
-// nccl_dtype, num_gpus, message_size and latency).
+// nccl_dtype, num_gpus, message_size and latency), or a custom all-reduce table.
 bool is_aic_nccl_table(const std::string& path);
+
+// AIConfigurator's custom_allreduce_perf.csv: TensorRT-LLM's own all-reduce (AUTO strategy:
+// one-shot, two-shot, or NCCL above its size limit) on `num_gpus` GPUs of one node,
+// `message_size` in elements of bfloat16 (the collector's dtype; the table has no column for
+// it) and `latency` in milliseconds. Samples are all-reduces with custom_kernel set. The same
+// refusals as read_aic_nccl_table.
+std::vector<CollectiveSample> read_aic_custom_all_reduce_table(const std::string& path);
+bool is_aic_custom_all_reduce_table(const std::string& path);
 
 }  // namespace exasim::models

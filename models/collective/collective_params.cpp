@@ -52,6 +52,8 @@ const std::vector<CollectiveParamSlot>& collective_param_slots() {
       {"ll128_inter_step_overhead", &P::ll128_inter_step_overhead_s, K::kTime, 0.5e-6, 30e-6},
       {"launch_overhead", &P::launch_overhead_s, K::kTime, 0.5e-6, 60e-6},
       {"p2p_launch_overhead", &P::p2p_launch_overhead_s, K::kTime, 0.5e-6, 60e-6},
+      {"custom_all_reduce_efficiency", &P::custom_all_reduce_efficiency, K::kEfficiency, 0.05, 1.0},
+      {"custom_all_reduce_overhead", &P::custom_all_reduce_overhead_s, K::kTime, 0.5e-6, 60e-6},
       {"collective_sms", &P::collective_sms, K::kCount, 0, 160},
       {"p2p_sms", &P::p2p_sms, K::kCount, 0, 160},
       {"userbuffers_reduce_scatter_sms", &P::userbuffers_reduce_scatter_sms, K::kCount, 0, 160},

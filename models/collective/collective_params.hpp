@@ -10,7 +10,7 @@
 //   pcie_efficiency, inter_efficiency, reduction_efficiency, nvls_efficiency, pipeline_fill_rounds,
 //   step_overhead, inter_step_overhead, ll_step_overhead,
 //   ll_inter_step_overhead, ll128_step_overhead, ll128_inter_step_overhead, launch_overhead,
-//   p2p_launch_overhead, collective_sms, p2p_sms, userbuffers_reduce_scatter_sms,
+//   p2p_launch_overhead, custom_all_reduce_efficiency, custom_all_reduce_overhead, collective_sms, p2p_sms, userbuffers_reduce_scatter_sms,
 //   userbuffers_all_gather_sms
 #include <string>
 #include <string_view>
@@ -71,6 +71,11 @@ struct CollectiveParams {
   // phase ran about a third of a round more than its rounds, whatever the group. Fitted per
   // node by exasim calibrate --format aic-nccl; 0 in the catalog defaults.
   double pipeline_fill_rounds = 0;
+  // The serving engine's own all-reduce (custom_all_reduce.hpp): the fraction of a GPU's link
+  // rate its peer reads reach (0: the engine has none, NCCL only: the catalog default), and its
+  // cost per call and barrier (launch, flag wait). Fitted per node on custom_allreduce_perf.
+  double custom_all_reduce_efficiency = 0;
+  double custom_all_reduce_overhead_s = 0;
   // Per call: kernel launch and the host-side cost of issuing the collective. Asynchronous
   // training loops hide it, so the default is 0; measured tables timed from the host include it.
   double launch_overhead_s = 0;

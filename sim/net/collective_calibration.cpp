@@ -4,9 +4,11 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <tuple>
 
 #include "hw/error.hpp"
 #include "models/calibration/kernel_calibration.hpp"
+#include "models/collective/custom_all_reduce.hpp"
 #include "sim/net/analytical_network.hpp"
 #include "sim/net/group_placement.hpp"
 
@@ -49,9 +51,18 @@ std::vector<double> predict_all(const topologies::Cluster& node, const Collectiv
   AnalyticalNetwork net(node, p);
   std::vector<double> out;
   out.reserve(samples.size());
-  for (const CollectiveSample& s : samples)
-    out.push_back(net.cost(CommOp(comm_kind(s.op), s.bytes, place_group("packed", s.ranks, node))).time_s);
+  for (const CollectiveSample& s : samples) {
+    const double nccl = net.cost(CommOp(comm_kind(s.op), s.bytes, place_group("packed", s.ranks, node))).time_s;
+    // The engine's own all-reduce, or NCCL where that is faster (its tuner's choice).
+    out.push_back(s.custom_kernel ? std::min(nccl, models::custom_all_reduce_time(s.bytes, s.ranks, node.intra.bandwidth, p))
+                                  : nccl);
+  }
   return out;
+}
+
+// The error table's name of a sample's collective: the op, or the engine's own all-reduce.
+std::string group_name(const CollectiveSample& s) {
+  return s.custom_kernel ? "custom_all_reduce" : std::string(models::collective_name(s.op));
 }
 
 double mean_error(const std::vector<double>& predicted, const std::vector<CollectiveSample>& samples) {
@@ -76,6 +87,8 @@ std::vector<std::string> collective_parameters_for(const topologies::Cluster& no
   if (node.intra.in_switch_reduction) names.emplace_back("nvls_efficiency");
   names.emplace_back("pipeline_fill_rounds");
   for (const char* n : {"step_overhead", "ll128_step_overhead", "ll_step_overhead", "launch_overhead"}) names.emplace_back(n);
+  if (std::any_of(samples.begin(), samples.end(), [](const CollectiveSample& s) { return s.custom_kernel; }))
+    for (const char* n : {"custom_all_reduce_efficiency", "custom_all_reduce_overhead"}) names.emplace_back(n);
   return names;
 }
 
@@ -96,17 +109,17 @@ std::vector<CollectiveErrorRow> collective_errors(const topologies::Cluster& nod
   std::vector<std::size_t> index(samples.size());
   for (std::size_t i = 0; i < index.size(); ++i) index[i] = i;
   std::stable_sort(index.begin(), index.end(), [&](std::size_t a, std::size_t b) {
-    return std::pair(samples[a].op, samples[a].ranks) < std::pair(samples[b].op, samples[b].ranks);
+    return std::tuple(samples[a].custom_kernel, samples[a].op, samples[a].ranks) <
+           std::tuple(samples[b].custom_kernel, samples[b].op, samples[b].ranks);
   });
   for (std::size_t i : index) {
     const CollectiveSample& s = samples[i];
     const double e = std::fabs(predicted[i] / s.time_s - 1);
-    const std::string op(models::collective_name(s.op));
-    add(op + " x" + std::to_string(s.ranks), size_class(s.bytes), e);
+    add(group_name(s) + " x" + std::to_string(s.ranks), size_class(s.bytes), e);
   }
   for (std::size_t i : index) {
     const CollectiveSample& s = samples[i];
-    add(std::string(models::collective_name(s.op)), size_class(s.bytes), std::fabs(predicted[i] / s.time_s - 1));
+    add(group_name(s), size_class(s.bytes), std::fabs(predicted[i] / s.time_s - 1));
   }
   for (std::size_t i : index) add("all", size_class(samples[i].bytes), std::fabs(predicted[i] / samples[i].time_s - 1));
   std::vector<CollectiveErrorRow> out;

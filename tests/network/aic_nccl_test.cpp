@@ -42,6 +42,14 @@ std::vector<CollectiveSample> synthetic(const topologies::Cluster& node, const m
         s.time_s = sim::predict_collective(node, truth, s);
         out.push_back(s);
       }
+  // The engine's own all-reduce, as custom_allreduce_perf times it (NCCL where that is faster).
+  for (int ranks : {2, 4, 8})
+    for (double bytes = 256; bytes <= 64.0 * 1024 * 1024; bytes *= 4) {
+      CollectiveSample s;
+      s.op = Collective::kAllReduce, s.ranks = ranks, s.bytes = bytes, s.dtype = "bfloat16", s.custom_kernel = true;
+      s.time_s = sim::predict_collective(node, truth, s);
+      out.push_back(s);
+    }
   return out;
 }
 
@@ -65,6 +73,25 @@ TEST_CASE("AIConfigurator NCCL table: ops, bytes from elements and dtype, millis
   CHECK(s[5].ranks == 8);
   CHECK(s[5].bytes == 2.0 * 67108864);
   CHECK(s[5].time_s == approx(578.1e-6).epsilon(1e-9));
+}
+
+TEST_CASE("AIConfigurator custom all-reduce table: bfloat16 elements, milliseconds, the engine's kernel") {
+  const std::string path = kData + "/h100_sxm/custom_allreduce_perf.csv";
+  CHECK(models::is_aic_custom_all_reduce_table(path));
+  CHECK(models::is_aic_nccl_table(path));  // exasim calibrate reads it with the NCCL table
+  CHECK_FALSE(models::is_aic_custom_all_reduce_table(kData + "/h100_sxm/nccl_perf.csv"));
+  const std::vector<CollectiveSample> s = models::read_aic_custom_all_reduce_table(path);
+  REQUIRE(s.size() == 6);
+  // 8,262144,0.01760288: 512 KiB of bfloat16 on 8 GPUs in 17.6 us.
+  CHECK(s[4].op == Collective::kAllReduce);
+  CHECK(s[4].custom_kernel);
+  CHECK(s[4].ranks == 8);
+  CHECK(s[4].bytes == 2.0 * 262144);
+  CHECK(s[4].time_s == approx(17.60288e-6).epsilon(1e-6));
+  CHECK(s[4].line == 6);
+  const auto e = exasim::testing::located_error([&] { models::read_aic_custom_all_reduce_table(kData + "/bad/custom_one_gpu.csv"); });
+  CHECK(e.first == 3);
+  CHECK(e.second.starts_with("num_gpus"));
 }
 
 TEST_CASE("AIConfigurator NCCL table: a malformed row is refused with its file, line and column") {
@@ -96,11 +123,13 @@ TEST_CASE("collective fit: recovers a node's efficiencies, step latencies and pe
   truth.intra_efficiency = 0.70, truth.nvls_efficiency = 0.52, truth.reduction_efficiency = 0.9;
   truth.step_overhead_s = 6e-6, truth.ll128_step_overhead_s = 2.5e-6, truth.ll_step_overhead_s = 0.4e-6;
   truth.launch_overhead_s = 5e-6, truth.pipeline_fill_rounds = 0.4;
+  truth.custom_all_reduce_efficiency = 0.45, truth.custom_all_reduce_overhead_s = 3e-6;
   const std::vector<CollectiveSample> samples = synthetic(node, truth);
   const std::vector<std::string> names = sim::collective_parameters_for(node, samples);
   CHECK(names == std::vector<std::string>{"intra_efficiency", "reduction_efficiency", "nvls_efficiency",
                                           "pipeline_fill_rounds", "step_overhead", "ll128_step_overhead",
-                                          "ll_step_overhead", "launch_overhead"});
+                                          "ll_step_overhead", "launch_overhead", "custom_all_reduce_efficiency",
+                                          "custom_all_reduce_overhead"});
   sim::CollectiveFitOptions o;
   o.starts = 4;
   const sim::CollectiveCalibration c = sim::calibrate_collectives(node, {}, samples, o);
@@ -121,6 +150,8 @@ TEST_CASE("collective fit: recovers a node's efficiencies, step latencies and pe
   CHECK(c.fitted.launch_overhead_s == approx(5e-6).epsilon(0.05));
   CHECK(c.fitted.step_overhead_s == approx(6e-6).epsilon(0.05));
   CHECK(c.fitted.pipeline_fill_rounds == approx(0.4).epsilon(0.05));
+  CHECK(c.fitted.custom_all_reduce_efficiency == approx(0.45).epsilon(0.02));
+  CHECK(c.fitted.custom_all_reduce_overhead_s == approx(3e-6).epsilon(0.05));
   // The written section reads back to the fitted values.
   const std::string yaml = models::collective_calibration_yaml(c.fitted, c.fitted_names);
   const models::Calibration back = models::apply_calibration({}, config::load_string(yaml, "fitted.yaml"));

@@ -5,7 +5,10 @@
 
 #include "approx.hpp"
 
+#include <cmath>
+
 #include "models/collective/collective_model.hpp"
+#include "models/collective/custom_all_reduce.hpp"
 #include "serving_fixture.hpp"
 #include "workloads/serving/iteration_cost.hpp"
 #include "workloads/serving/serving_memory.hpp"
@@ -40,6 +43,34 @@ TEST_CASE("serving: TP adds exactly two all-reduces per layer of the collective 
   CHECK(with - without == exasim::testing::approx(2 * s.model.layers * (ar - ar_free) + gather).epsilon(0.01));
   const auto one = testing::serving_scenario("  parallelism: {tp: 1}\n");
   CHECK(without < cost_of(one, links).linear_time(T, 1));  // the GEMMs are split four ways
+}
+
+// The engine's own all-reduce (TensorRT-LLM's, vLLM's custom all-reduce): a decode step's small
+// TP all-reduces take the faster of it and NCCL, by hand from custom_all_reduce_time.
+TEST_CASE("serving: TP all-reduces inside a node take the engine's own all-reduce where it is faster") {
+  auto s = testing::serving_scenario("  parallelism: {tp: 4}\n");
+  const models::GroupLinks links{s.cluster.intra.bandwidth, s.cluster.intra.latency, 0, 0};
+  s.calibration.collective.launch_overhead_s = 6e-6;  // NCCL's per call, as fitted on H100
+  const double T = 16;                                // a decode step of 16 sequences
+  const double bytes = T * double(s.model.hidden) * 2;
+  const double nccl = models::collective_cost(models::Collective::kAllReduce, bytes, {4, 4}, links,
+                                              s.calibration.collective).time_s;
+  const double ncc_only = cost_of(s, links).linear_time(T, 1);
+  s.calibration.collective.custom_all_reduce_efficiency = 0.45;
+  s.calibration.collective.custom_all_reduce_overhead_s = 3e-6;
+  // One-shot: the overhead and 3 peers' whole buffers at 45% of the GPU's link rate.
+  const double one_shot = 3e-6 + 3 * bytes / (links.intra_bandwidth * 0.45);
+  CHECK(models::custom_all_reduce_time(bytes, 4, links.intra_bandwidth, s.calibration.collective) ==
+        exasim::testing::approx(one_shot));
+  REQUIRE(one_shot < nccl);
+  const double with_custom = cost_of(s, links).linear_time(T, 1);
+  CHECK(ncc_only - with_custom == exasim::testing::approx(2 * s.model.layers * (nccl - one_shot)).epsilon(0.01));
+  // Large buffers: two-shot (2 barriers, 2 x 3/4 of the buffer), and NCCL where it is faster.
+  const double big = 256e6;
+  CHECK(models::custom_all_reduce_time(big, 4, links.intra_bandwidth, s.calibration.collective) ==
+        exasim::testing::approx(2 * 3e-6 + 2 * 0.75 * big / (links.intra_bandwidth * 0.45)));
+  models::CollectiveParams none;
+  CHECK(std::isinf(models::custom_all_reduce_time(bytes, 4, links.intra_bandwidth, none)));  // the catalog default
 }
 
 TEST_CASE("serving: PP stages run in series and each holds half the weights") {

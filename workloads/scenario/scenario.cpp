@@ -131,7 +131,7 @@ models::Calibration apply_item(models::Calibration cal, const Node& n, const top
 // wrote from measured tables, as exasim kernel and exasim collective use by default), or a list
 // of these applied in order (e.g. [measured, ../framework.yaml]). `none`: the family defaults.
 // Scenarios do not take `measured` by default yet: with it, published-run validation moves
-// (training 9.6 -> 12.3% mean, serving 9.9 -> 9.4%) through parts not yet measured (README).
+// (training 9.6 -> 12.3% mean, serving 9.9 -> 8.9%) through parts not yet measured (README).
 models::Calibration read_calibration(const Node& n, const topologies::Cluster& cluster, const hw::Catalog& catalog,
                                      const std::string& base_dir) {
   models::Calibration cal;

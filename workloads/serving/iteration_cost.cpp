@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "models/collective/custom_all_reduce.hpp"
 #include "models/kernel/kernel_models.hpp"
 
 namespace exasim::workloads::serving {
@@ -112,7 +113,10 @@ double IterationCostModel::layer_comm_time(double tokens, bool moe_layer) const 
   auto coll = [&](models::Collective op, double bytes, int ranks) {
     if (ranks <= 1 || bytes <= 0) return 0.0;
     const models::GroupShape shape{ranks, std::min(ranks, std::max(1, in_.gpus_per_node))};
-    return models::collective_cost(op, bytes, shape, in_.links, in_.collective).time_s;
+    const double nccl = models::collective_cost(op, bytes, shape, in_.links, in_.collective).time_s;
+    // Inside a node the engine's own all-reduce where it is faster (custom_all_reduce.hpp).
+    if (op != models::Collective::kAllReduce || shape.nodes() > 1) return nccl;
+    return std::min(nccl, models::custom_all_reduce_time(bytes, ranks, in_.links.intra_bandwidth, in_.collective));
   };
   double t = coll(models::Collective::kAllReduce, tokens * h * kActBytes, tp);
   if (moe_layer && ep > 1) {
