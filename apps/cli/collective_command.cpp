@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <string>
 
 #include "apps/cli/cluster_source.hpp"
@@ -13,6 +14,7 @@
 #include "hw/units.hpp"
 #include "models/calibration/calibration_file.hpp"
 #include "models/calibration/default_calibration.hpp"
+#include "models/collective/custom_all_reduce.hpp"
 #include "models/collective/algorithm.hpp"
 #include "sim/net/analytical_network.hpp"
 #include "sim/net/group_placement.hpp"
@@ -33,6 +35,7 @@ struct CollectiveOptions {
   std::string fidelity = "analytical";
   std::string flow_model = "LV08";
   std::string calibration;  // a calibration YAML whose collective section applies (empty: none)
+  std::string kernel = "nccl";  // nccl, or engine: a serving engine's own all-reduce where faster
   bool json = false;
 };
 
@@ -95,16 +98,37 @@ int run_collective(const Context& ctx, const CollectiveOptions& o) {
   const sim::PlanChoice choice = analytical.planner().choose(op);
   const sim::PlannedOp& plan = *choice.plan;
   const auto backend = sim::make_network_backend(src.cluster, src.collective, options);
-  const models::CollectiveCost cost = sim::cost_of(choice, op, backend->duration(op, 0));
-  const std::string algo(models::algorithm_name(plan.empty() ? models::CollectiveAlgorithm::kAuto : cost.algorithm));
-  const std::string protocol(models::protocol_name(choice.protocol));
+  models::CollectiveCost cost = sim::cost_of(choice, op, backend->duration(op, 0));
+  std::string algo(models::algorithm_name(plan.empty() ? models::CollectiveAlgorithm::kAuto : cost.algorithm));
+  std::string protocol(models::protocol_name(choice.protocol));
+  if (o.kernel == "engine") {  // the serving engine's all-reduce (custom_all_reduce.hpp), or NCCL where faster
+    if (kind != models::Collective::kAllReduce)
+      throw ConfigError("--kernel engine is an all-reduce", {"<command line>", 0, "--kernel"}, "use --op all_reduce, or --kernel nccl");
+    std::set<int> nodes;
+    for (std::uint32_t r : op.ranks) nodes.insert(src.cluster.node_of(static_cast<int>(r)));
+    if (nodes.size() > 1)
+      throw ConfigError("the engine's all-reduce joins GPUs of one node; this group spans " + std::to_string(nodes.size()),
+                        {"<command line>", 0, "--kernel"}, "give at most " + std::to_string(src.cluster.gpus_per_node) + " packed ranks");
+    if (!(src.collective.custom_all_reduce_efficiency > 0))
+      throw ConfigError("the collective parameters (" + parameters + ") have no engine all-reduce",
+                        {"<command line>", 0, "--kernel"},
+                        "give a calibration fitted with custom_allreduce_perf.csv (custom_all_reduce_efficiency)");
+    const double t = models::custom_all_reduce_time(op.bytes, static_cast<int>(op.ranks.size()), src.cluster.intra.bandwidth,
+                                                    src.collective);
+    if (t < cost.time_s) {
+      cost.time_s = t;
+      cost.algorithm_bandwidth = op.bytes / t;
+      cost.bus_bandwidth = cost.algorithm_bandwidth * models::bus_factor(kind, static_cast<int>(op.ranks.size()));
+      algo = "engine all-reduce", protocol = "-";
+    }
+  }
   if (o.json) {
     const nlohmann::json j = {{"time_s", cost.time_s},           {"algorithm", algo},
                               {"bus_bandwidth", cost.bus_bandwidth}, {"algorithm_bandwidth", cost.algorithm_bandwidth},
                               {"op", o.op},                        {"bytes", op.bytes},
                               {"ranks", op.ranks.size()},          {"fidelity", o.fidelity},
                               {"flows", plan.flows},                {"protocol", protocol},
-                              {"collective_parameters", parameters}};
+                              {"kernel", o.kernel},                 {"collective_parameters", parameters}};
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -144,6 +168,10 @@ void add_collective_command(CLI::App& app, Context& ctx) {
                   "calibration YAML whose collective section applies over the cluster's, or none for the catalog "
                   "defaults (default: a catalog node's own, configs/calibration/defaults.yaml)");
   cmd->add_option("--flow-model", o->flow_model, "LV08 | CM02 (flow fidelity)");
+  cmd->add_option("--kernel", o->kernel,
+                  "nccl, or engine: a serving engine's own all-reduce (TensorRT-LLM/vLLM custom all-reduce) where "
+                  "it is faster than NCCL, as the engine chooses (one node; needs custom_all_reduce_* parameters)")
+      ->check(CLI::IsMember({"nccl", "engine"}));
   cmd->add_flag("--json", o->json, "print JSON (SI units)");
   cmd->callback([o, &ctx] { ctx.handler = [o, &ctx] { return run_collective(ctx, *o); }; });
 }
