@@ -35,6 +35,21 @@ auto lookup(const CsvRows& r, const char* column, const Table& table) {
   throw ConfigError("unknown " + std::string(column) + " \"" + name + "\"", {r.path(), r.line(), column}, "known: " + known);
 }
 
+// One call's group, buffer and time from the current row, `element` bytes per element of
+// message_size (no GPU holds a TiB: a larger buffer is a typo or bytes given for elements).
+void read_call(const CsvRows& rows, double element, CollectiveSample& s) {
+  const double gpus = rows.number("num_gpus");
+  if (!(gpus >= 2) || gpus != static_cast<int>(gpus))
+    throw ConfigError("num_gpus must be a whole number >= 2", {rows.path(), rows.line(), "num_gpus"}, "a collective joins 2 or more GPUs");
+  s.ranks = static_cast<int>(gpus);
+  const double elements = rows.count("message_size", std::ldexp(1.0, 40) / element, "a call's buffer is at most 1 TiB");
+  if (elements < 1)
+    throw ConfigError("message_size must be positive", {rows.path(), rows.line(), "message_size"}, "elements per call");
+  s.bytes = elements * element;
+  s.time_s = rows.positive("latency", "in milliseconds; fix or drop the row") * 1e-3;
+  s.line = rows.line();
+}
+
 }  // namespace
 
 std::vector<CollectiveSample> read_aic_nccl_table(const std::string& path) {
@@ -45,18 +60,7 @@ std::vector<CollectiveSample> read_aic_nccl_table(const std::string& path) {
     CollectiveSample s;
     s.op = lookup(rows, "op_name", kOps);
     s.dtype = rows.text("nccl_dtype");
-    const double element = lookup(rows, "nccl_dtype", kDtypes);
-    const double gpus = rows.number("num_gpus");
-    if (!(gpus >= 2) || gpus != static_cast<int>(gpus))
-      throw ConfigError("num_gpus must be a whole number >= 2", {path, rows.line(), "num_gpus"}, "a collective joins 2 or more GPUs");
-    s.ranks = static_cast<int>(gpus);
-    // No GPU holds a TiB: a larger buffer is a typo or a unit mix-up (bytes for elements).
-    const double elements = rows.count("message_size", std::ldexp(1.0, 40) / element, "a call's buffer is at most 1 TiB");
-    if (elements < 1)
-      throw ConfigError("message_size must be positive", {path, rows.line(), "message_size"}, "elements of nccl_dtype per call");
-    s.bytes = elements * element;
-    s.time_s = rows.positive("latency", "in milliseconds; fix or drop the row") * 1e-3;
-    s.line = rows.line();
+    read_call(rows, lookup(rows, "nccl_dtype", kDtypes), s);
     out.push_back(s);
   }
   if (out.empty()) throw ConfigError("no collective in the table", {path, rows.line(), ""}, "a table with at least one row");
@@ -70,23 +74,13 @@ bool is_aic_nccl_table(const std::string& path) {
 
 std::vector<CollectiveSample> read_aic_custom_all_reduce_table(const std::string& path) {
   CsvRows rows(path, {"num_gpus", "message_size", "latency"}, "AIConfigurator custom_allreduce_perf.csv table");
-  constexpr double kElement = 2;  // bfloat16
   std::vector<CollectiveSample> out;
   while (rows.next()) {
     CollectiveSample s;
     s.op = Collective::kAllReduce;
     s.dtype = "bfloat16";
     s.custom_kernel = true;
-    const double gpus = rows.number("num_gpus");
-    if (!(gpus >= 2) || gpus != static_cast<int>(gpus))
-      throw ConfigError("num_gpus must be a whole number >= 2", {path, rows.line(), "num_gpus"}, "an all-reduce joins 2 or more GPUs");
-    s.ranks = static_cast<int>(gpus);
-    const double elements = rows.count("message_size", std::ldexp(1.0, 40) / kElement, "a call's buffer is at most 1 TiB");
-    if (elements < 1)
-      throw ConfigError("message_size must be positive", {path, rows.line(), "message_size"}, "bfloat16 elements per call");
-    s.bytes = elements * kElement;
-    s.time_s = rows.positive("latency", "in milliseconds; fix or drop the row") * 1e-3;
-    s.line = rows.line();
+    read_call(rows, 2, s);  // bfloat16
     out.push_back(s);
   }
   if (out.empty()) throw ConfigError("no all-reduce in the table", {path, rows.line(), ""}, "a table with at least one row");
