@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
 
 namespace exasim::hw {
 
@@ -106,9 +107,17 @@ std::vector<Node> Catalog::layers(CatalogKind kind, const Node& ref) const {
   return out;
 }
 
+namespace {
+constexpr std::string_view kModified = " (modified)";  // reference_name's mark of an inline `base:`
+}  // namespace
+
+std::string Catalog::base_name(const std::string& name) {
+  return name.ends_with(kModified) ? name.substr(0, name.size() - kModified.size()) : name;
+}
+
 std::string Catalog::reference_name(const Node& ref) const {
   if (ref.is_scalar()) return ref.as_string();
-  if (ref.has("base")) return ref["base"].as_string() + " (modified)";
+  if (ref.has("base")) return ref["base"].as_string() + std::string(kModified);
   if (ref.has("name")) return ref["name"].as_string();
   return "inline";
 }

@@ -36,6 +36,9 @@ class Catalog {
   std::vector<config::Node> layers(CatalogKind kind, const config::Node& ref) const;
   // The display name of a reference: the catalog name, "NAME (modified)", or "inline".
   std::string reference_name(const config::Node& ref) const;
+  // The catalog entry a name reference_name gave stands on: "H100-SXM5-80GB (modified)" ->
+  // "H100-SXM5-80GB" (an inline GPU with `base:`); any other name unchanged.
+  static std::string base_name(const std::string& name);
 
   GpuSpec gpu(const config::Node& ref) const;
   LinkSpec link(const config::Node& ref) const;

@@ -285,7 +285,6 @@ PlannedOp CollectivePlanner::build(const Group& g, const CommOp& op, models::Col
 void CollectivePlanner::place_phase(const Group& g, const models::Phase& phase, FlowPhase& out) {
   out.repeat = phase.repeat;
   out.latency_steps = phase.latency_steps;
-
   bool crosses = false;
   for (const auto& ranks : g.copies) {
     auto endpoint = [&](int e) {

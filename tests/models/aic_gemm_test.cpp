@@ -8,7 +8,6 @@
 
 #include <set>
 #include <string_view>
-#include <tuple>
 #include <utility>
 
 #include "hw/error.hpp"
@@ -94,18 +93,12 @@ TEST_CASE("AIConfigurator GEMM table: a malformed row is refused with its file, 
   CHECK_THROWS_AS(read_aic_gemm_table(kData + "/bad/absent.csv"), IoError);
   // What the reader cannot use is refused too, not read as nothing (a fit on 0 GEMMs) or as a
   // GEMM no kernel can run.
-  const std::tuple<const char*, int, const char*> refused[] = {
-      {"gemm_huge_m.csv", 3, "m: implausible m 99999999999999999999 (one kernel call indexes at most 2^31 - 1"},
-      {"gemm_fractional_m.csv", 2, "m: \"16.5\" is not a whole number"},
-      {"gemm_extra_field.csv", 3, ": 6 fields where the header names 5 (remove the extra field"},
-      {"header_only.csv", 1, ": no GEMM to fit (rows with a zero dimension: 0)"},
-      {"gemm_zero_m.csv", 2, ": no GEMM to fit (rows with a zero dimension: 1)"}};
-  for (const auto& [file, line, message] : refused) {
-    CAPTURE(file);
-    const auto e = error_of(file);
-    CHECK(e.first == line);
-    CHECK(e.second.starts_with(message));
-  }
+  exasim::testing::check_refusals(
+      error_of, {{"gemm_huge_m.csv", 3, "m: implausible m 99999999999999999999 (one kernel call indexes at most 2^31 - 1"},
+                 {"gemm_fractional_m.csv", 2, "m: \"16.5\" is not a whole number"},
+                 {"gemm_extra_field.csv", 3, ": 6 fields where the header names 5 (remove the extra field"},
+                 {"header_only.csv", 1, ": no GEMM to fit (rows with a zero dimension: 0)"},
+                 {"gemm_zero_m.csv", 2, ": no GEMM to fit (rows with a zero dimension: 1)"}});
 }
 
 TEST_CASE("shape split: whole (n, k) pairs are held out, the same for every m and dtype, at the fraction asked") {

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
-#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -104,17 +103,12 @@ TEST_CASE("AIConfigurator NCCL table: a malformed row is refused with its file, 
   CHECK(op.second.find("alltoall") != std::string::npos);  // the known ones are listed
   CHECK_THROWS_AS(models::read_aic_nccl_table(kData + "/bad/absent.csv"), IoError);
   // nccl_huge_message: 2^40 half elements, 2 TiB in one call.
-  const std::tuple<const char*, int, const char*> refused[] = {
-      {"nccl_one_gpu.csv", 2, "num_gpus"},
-      {"nccl_zero_latency.csv", 3, "latency: latency must be positive"},
-      {"nccl_header_only.csv", 1, ": no collective in the table"},
-      {"nccl_huge_message.csv", 2, "message_size: implausible message_size 1099511627776 (a call's buffer is at most 1 TiB"}};
-  for (const auto& [file, line, message] : refused) {
-    CAPTURE(file);
-    const auto e = error_of(file);
-    CHECK(e.first == line);
-    CHECK(e.second.starts_with(message));
-  }
+  exasim::testing::check_refusals(
+      error_of, {{"nccl_one_gpu.csv", 2, "num_gpus"},
+                 {"nccl_zero_latency.csv", 3, "latency: latency must be positive"},
+                 {"nccl_header_only.csv", 1, ": no collective in the table"},
+                 {"nccl_huge_message.csv", 2,
+                  "message_size: implausible message_size 1099511627776 (a call's buffer is at most 1 TiB"}});
 }
 
 TEST_CASE("collective fit: recovers a node's efficiencies, step latencies and per-call cost from data the model generated") {

@@ -88,9 +88,7 @@ std::string catalog_node_of(const hw::Catalog& catalog, const std::string& gpu, 
 // datasheet, not how well the kernels use it.
 models::Calibration with_measured(models::Calibration cal, const topologies::Cluster& cluster, const hw::Catalog& catalog) {
   if (cluster.gpu.host_cpu) return cal;  // a CPU device: its calibration is a cpu: file
-  const std::string modified = " (modified)";
-  std::string gpu = cluster.gpu.name;
-  if (gpu.ends_with(modified)) gpu.resize(gpu.size() - modified.size());
+  const std::string gpu = hw::Catalog::base_name(cluster.gpu.name);
   const std::string& dir = catalog.configs_dir();
   const std::string kernel_file = models::default_calibration(dir, models::CalibrationFor::kGpu, gpu);
   if (!kernel_file.empty()) cal = models::load_calibration(cal, kernel_file);
