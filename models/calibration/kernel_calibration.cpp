@@ -80,7 +80,9 @@ std::vector<std::string> gemm_parameters_for(const std::vector<KernelSample>& ge
   if (block) names.emplace_back("matrix_efficiency_block_fp8");
   if (weight_only) names.emplace_back("matrix_efficiency_weight_only"), names.emplace_back("weight_only_overhead");
   for (int i = 0; i < kInputCastKinds; ++i)
-    if (casts[i]) names.push_back("cast_overhead." + std::string(input_cast_name(static_cast<InputCast>(i + 1))));
+    if (casts[i])
+      for (const char* what : {"cast_overhead.", "cast_efficiency."})
+        names.push_back(what + std::string(input_cast_name(static_cast<InputCast>(i + 1))));
   return names;
 }
 
@@ -90,6 +92,9 @@ void resolve_format_efficiencies(KernelParams& p) {
   p.matrix_efficiency_int8 = p.matrix_efficiency_for(DType::kInt8);
   p.matrix_efficiency_block_fp8 = p.matrix_efficiency_for(DType::kFp8, GemmRecipe::kBlockScaled);
   p.matrix_efficiency_weight_only = p.matrix_efficiency_for(DType::kInt8, GemmRecipe::kWeightOnly);
+  for (double& e : p.cast_efficiency) e = e > 0 ? e : p.memory_op_efficiency;
+  // A fixed cost fitted in log space needs a start in its range, not 0.
+  if (p.weight_only_overhead_s <= 0) p.weight_only_overhead_s = 2e-6;
 }
 
 const std::vector<std::string>& gemm_parameter_names() {
@@ -155,8 +160,6 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
     require("GEMMs", gemms.size(), names.size());
     resolve_format_efficiencies(p);
     if (o.library_behaviours) p.smem_operand_mma = p.stream_k = p.narrow_output_16bit = 1;
-    // A fixed cost fitted in log space needs a start in its range, not 0.
-    if (p.weight_only_overhead_s <= 0) p.weight_only_overhead_s = 2e-6;
     const KernelFit f = fit_kernel_params(p, names, gemms, tile, o.fit);
     p = f.params;
     c.fitted_names = names;

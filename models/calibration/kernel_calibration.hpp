@@ -61,7 +61,7 @@ bool sample_held_out(const KernelSample& s, double fraction, unsigned seed);
 // _weight_only), and without matrix_efficiency when no 16-bit GEMM is among them.
 std::vector<std::string> gemm_parameters_for(const std::vector<KernelSample>& gemms);
 // Sets each per-format efficiency that is 0 (falls back) to the value it falls back to, so a
-// fit of it starts where the model stands.
+// fit of it starts where the model stands, and the weight-only fixed cost (0: none) in its range.
 void resolve_format_efficiencies(KernelParams& p);
 
 struct KernelCalibration {

@@ -39,7 +39,6 @@ std::vector<LeftOutGpu> leave_one_gpu_out(const std::vector<MeasuredGpu>& gpus, 
     KernelParams p = start;
     resolve_format_efficiencies(p);
     p.smem_operand_mma = p.stream_k = p.narrow_output_16bit = 1;  // as the per-GPU fits on these tables
-    if (p.weight_only_overhead_s <= 0) p.weight_only_overhead_s = 2e-6;
     const KernelFit f = fit_kernel_params(p, gemm_parameters_for(train), train, predict, o.fit);
     LeftOutGpu r;
     r.gpu = gpus[left].gpu.name;

@@ -105,9 +105,10 @@ KernelCost input_cast(const hw::GpuSpec& gpu, const KernelParams& p, InputCast c
   const double scales = cast != InputCast::kPerGroup ? 4.0 : to == DType::kFp4 ? x / 16 : x / 128 * 4;
   const double reads = cast == InputCast::kPerTensor ? 2 : 1;
   const double bytes = x * (2 * reads + dtype_bytes(to)) + scales;
-  const double overhead = p.cast_overhead_s[static_cast<std::size_t>(cast) - 1];
+  const auto kind = static_cast<std::size_t>(cast) - 1;
+  const double efficiency = p.cast_efficiency[kind] > 0 ? p.cast_efficiency[kind] : p.memory_op_efficiency;
   return streaming_kernel_ctas(gpu, p, bytes, 3 * x, std::ceil(bytes / kStreamBytesPerCta),
-                               std::min(bytes, kStreamBytesPerCta), p.memory_op_efficiency, overhead);
+                               std::min(bytes, kStreamBytesPerCta), efficiency, p.cast_overhead_s[kind]);
 }
 
 KernelCost memory_op(const hw::GpuSpec& gpu, const KernelParams& p, MemoryOp op, DType dtype, double rows,

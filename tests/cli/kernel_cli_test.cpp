@@ -297,7 +297,7 @@ TEST_CASE("cli: calibrate, then kernel with the file and the table's recipe, giv
     sets.insert(f[0]), formats.insert(f[2]);
     ++rows;
   }
-  CHECK(rows == 48);
+  CHECK(rows == 72);
   CHECK(sets == std::set<std::string>{"fit", "held_out"});
   CHECK(formats == std::set<std::string>{"bfloat16", "fp8", "fp8_block"});
   // --evaluate predicts the table on the file as exasim kernel does: its "all" error is the

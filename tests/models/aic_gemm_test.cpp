@@ -16,6 +16,7 @@
 #include "models/calibration/aic_gemm_table.hpp"
 #include "models/calibration/kernel_calibration.hpp"
 #include "models/calibration/leave_one_gpu_out.hpp"
+#include "models/kernel/gemm_model.hpp"
 
 using namespace exasim;
 using namespace exasim::models;
@@ -39,8 +40,8 @@ std::vector<KernelSample> synthetic_formats(const hw::GpuSpec& gpu, const Kernel
                             {"fp8_block", DType::kFp8, GemmRecipe::kBlockScaled, InputCast::kPerGroup}};
   std::vector<KernelSample> out;
   for (const Format& f : formats)
-    for (double m : {1.0, 32.0, 256.0, 1024.0, 4096.0})
-      for (double n : {1024.0, 4096.0, 16384.0})
+    for (double m : {1.0, 32.0, 256.0, 1024.0, 4096.0, 32768.0})
+      for (double n : {32.0, 1024.0, 4096.0, 16384.0})
         for (double k : {1024.0, 8192.0}) {
           KernelSample s;
           s.kind = SampleKind::kGemm, s.op = f.op, s.source = source, s.m = m, s.n = n, s.k = k, s.tokens = m;
@@ -130,13 +131,13 @@ TEST_CASE("GEMM fit: too few measurements for its parameters is refused with the
   const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
   const std::vector<KernelSample> slice = read_aic_gemm_table(kData + "/h100_sxm/gemm_perf.csv").samples;
   REQUIRE(slice.size() == 18);
-  const std::size_t parameters = gemm_parameters_for(slice).size();  // 8 shared, 2 formats, 2 casts
-  CHECK(parameters == 12);
+  const std::size_t parameters = gemm_parameters_for(slice).size();  // 8 shared, 2 formats, 2 casts x 2
+  CHECK(parameters == 14);
   KernelCalibrationOptions o;
   o.fit.samples = 0, o.fit.local_fits = 1, o.fit.robust_rounds = 0;
   CHECK_THROWS_WITH_AS(calibrate_kernels(h100, slice, o),
-                       "too few GEMMs to fit 12 parameters: 18 in the fit set, at least 24 needed", ConfigError);
-  o.samples_per_parameter = 1;  // 18 >= 12: fitted
+                       "too few GEMMs to fit 14 parameters: 18 in the fit set, at least 28 needed", ConfigError);
+  o.samples_per_parameter = 1;  // 18 >= 14: fitted
   CHECK(calibrate_kernels(h100, slice, o).fit_set.size() == 18);
   CHECK_THROWS_WITH_AS(require_samples_for_fit("decode attention calls", 0, 3), doctest::Contains("0 in the fit set, at least 6"),
                        ConfigError);
@@ -157,6 +158,12 @@ TEST_CASE("input casts: bytes by hand, a dynamic per-tensor scale reads the inpu
   CHECK(input_cast(h100, p, InputCast::kNone, DType::kFp8, rows, cols).time_s == 0);
   // 201 MB at the memory ops' bandwidth, plus the kind's fixed cost.
   CHECK(stat.time_s == approx(stat.bytes / (h100.hbm_bandwidth * p.memory_op_efficiency) + p.cast_overhead_s[0]).epsilon(0.01));
+  // A kind with its own efficiency streams at it: the per-tensor cast at 42% of 3.35 TB/s.
+  KernelParams slow = p;
+  slow.cast_efficiency[1] = 0.42;
+  CHECK(input_cast(h100, slow, InputCast::kPerTensor, DType::kFp8, rows, cols).time_s ==
+        approx(tensor.bytes / (h100.hbm_bandwidth * 0.42) + p.cast_overhead_s[1]).epsilon(0.01));
+  CHECK(input_cast(h100, slow, InputCast::kStatic, DType::kFp8, rows, cols).time_s == stat.time_s);  // others unchanged
 }
 
 TEST_CASE("GEMM formats: a table's name, or a recipe or cast name with the operands' dtype, names one op") {
@@ -215,11 +222,32 @@ TEST_CASE("GEMM formats: fp8 writes 16-bit results, weight-only reads narrow wei
   CHECK(gemm_time(h100, p, DType::kFp8, 4096, 4096, 4096).bytes == approx(4096.0 * 4096 * (1 + 1 + 2)));
 }
 
-TEST_CASE("kernel fit: recovers the formats' efficiencies and the casts' fixed costs from data the model generated") {
+TEST_CASE("block-scaled GEMMs never split K: one CTA per output tile over the whole of K, as DeepGEMM runs") {
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  KernelParams p = KernelParams::defaults_for(h100);
+  p.smem_operand_mma = p.stream_k = p.narrow_output_16bit = 1;
+  // 1 x 128 x 8192: two 64-wide output tiles for 132 SMs. The per-tensor fp8 GEMM splits K (or
+  // runs Stream-K); the block-scaled one streams all 8192 of K in each of its two CTAs, and is
+  // slower by what the split saved (H100 table: 13.9 us; with split-K 16 the model said 7.7 us).
+  const GemmPlan dense = gemm_plan(h100, p, DType::kFp8, 1, 128, 8192);
+  const GemmPlan block = gemm_plan(h100, p, DType::kFp8, 1, 128, 8192, 1, GemmRecipe::kBlockScaled);
+  CHECK((dense.split_k > 1 || dense.stream_k));
+  CHECK(block.split_k == 1);
+  CHECK_FALSE(block.stream_k);
+  CHECK(block.cost.time_s > 1.5 * dense.cost.time_s);
+  for (const GemmPlan& c : gemm_candidate_plans(h100, p, DType::kFp8, 1, 128, 8192, 1, GemmRecipe::kBlockScaled))
+    CHECK((c.split_k == 1 && !c.stream_k));
+  // Its time is that of the same tile without a split.
+  const GemmPlan same = gemm_plan_with(h100, p, DType::kFp8, 1, 128, 8192, 1, block.tile, 1, GemmRecipe::kBlockScaled);
+  CHECK(block.cost.time_s == approx(same.cost.time_s).epsilon(1e-12));
+}
+
+TEST_CASE("kernel fit: recovers the formats' efficiencies and the casts' fixed costs and bandwidths from data the model generated") {
   const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
   KernelParams truth = KernelParams::defaults_for(h100);
   truth.matrix_efficiency = 0.84, truth.matrix_efficiency_fp8 = 0.66, truth.matrix_efficiency_block_fp8 = 0.52;
   truth.cast_overhead_s = {2e-6, 11e-6, 3e-6};
+  truth.cast_efficiency = {0, 0.42, 0.6};
   // The libraries' behaviours, as calibrate_kernels sets them: without smem_operand_mma a 16-bit
   // Hopper main loop is bound by fragment reads from shared memory, and its matrix efficiency
   // cannot be seen in its times at all.
@@ -228,7 +256,9 @@ TEST_CASE("kernel fit: recovers the formats' efficiencies and the casts' fixed c
   const std::vector<std::string> names = gemm_parameters_for(samples);
   CHECK(std::find(names.begin(), names.end(), "matrix_efficiency_block_fp8") != names.end());
   CHECK(std::find(names.begin(), names.end(), "cast_overhead.per_tensor") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "cast_efficiency.per_group") != names.end());
   CHECK(std::find(names.begin(), names.end(), "cast_overhead.static") == names.end());  // no static cast here
+  CHECK(std::find(names.begin(), names.end(), "cast_efficiency.static") == names.end());
   KernelParams start = KernelParams::defaults_for(h100);
   resolve_format_efficiencies(start);
   start.smem_operand_mma = start.stream_k = start.narrow_output_16bit = 1;
@@ -236,7 +266,8 @@ TEST_CASE("kernel fit: recovers the formats' efficiencies and the casts' fixed c
   o.samples = 24, o.local_fits = 8;
   const KernelFit fit = fit_kernel_params(start,
                                           {"matrix_efficiency", "matrix_efficiency_fp8", "matrix_efficiency_block_fp8",
-                                           "cast_overhead.per_tensor", "cast_overhead.per_group"},
+                                           "cast_overhead.per_tensor", "cast_overhead.per_group",
+                                           "cast_efficiency.per_tensor", "cast_efficiency.per_group"},
                                           samples, tile_model_predictor(h100), o);
   CHECK(fit.mean_abs_error < 0.01);
   CHECK(fit.params.matrix_efficiency == approx(0.84).epsilon(0.02));
@@ -244,6 +275,8 @@ TEST_CASE("kernel fit: recovers the formats' efficiencies and the casts' fixed c
   CHECK(fit.params.matrix_efficiency_block_fp8 == approx(0.52).epsilon(0.02));
   CHECK(fit.params.cast_overhead_s[1] == approx(11e-6).epsilon(0.05));
   CHECK(fit.params.cast_overhead_s[2] == approx(3e-6).epsilon(0.1));
+  CHECK(fit.params.cast_efficiency[1] == approx(0.42).epsilon(0.02));
+  CHECK(fit.params.cast_efficiency[2] == approx(0.6).epsilon(0.02));
 }
 
 TEST_CASE("leave one GPU out: two GPUs generated from one parameter set predict each other") {
@@ -251,6 +284,7 @@ TEST_CASE("leave one GPU out: two GPUs generated from one parameter set predict 
   KernelParams truth = KernelParams::defaults_for(h100);
   truth.matrix_efficiency = 0.84, truth.matrix_efficiency_fp8 = 0.66, truth.matrix_efficiency_block_fp8 = 0.52;
   truth.hbm_efficiency = 0.82;
+  truth.smem_operand_mma = truth.stream_k = truth.narrow_output_16bit = 1;  // as leave_one_gpu_out fits
   std::vector<MeasuredGpu> gpus = {{h100, synthetic_formats(h100, truth, "h100")},
                                    {h200, synthetic_formats(h200, truth, "h200")}};
   LeaveOneOutOptions o;
