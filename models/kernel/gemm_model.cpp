@@ -27,6 +27,14 @@ constexpr std::array<GemmTile, 8> kTiles = {{
 }};
 
 constexpr double kMinRowsOfTallTiles = 128;
+// Hopper's wgmma takes any N that is a multiple of 8 (PTX ISA 8.0), and cuBLAS's sm90 kernels
+// come in many tile widths, run with A and B swapped when that fits better, and share the work
+// of a Stream-K launch evenly among the SMs. So a Stream-K GEMM on Hopper pays for its padding in
+// such steps along one side, not in whole tiles: on H100 (kernels-aic) bf16 513 x 8192 x 8192
+// takes 91.1 us against 89.8 at m = 512 (+1.5%; H200 +6.7%), where a whole fifth row of
+// 128 x 256 tiles would cost +25%. Not on Blackwell: B200 pays +15.5% there, and the rule made
+// its held-out error worse (14.5 -> 14.7%; GB200 13.7 -> 14.0%).
+constexpr double kMmaNStep = 16;
 constexpr double kMaxSplit = 16;
 constexpr double kStageKBytes = 64;      // bytes of K per operand row per pipeline stage
 constexpr double kRegsBase = 64;         // registers per thread besides the accumulators
@@ -108,6 +116,7 @@ struct Problem {
   bool pair_tiles;    // CTA-pair tiles are candidates (Blackwell)
   bool stream_k;      // Stream-K scheduling is a candidate (Hopper, Blackwell: cuBLAS sm90+)
   bool split_k;       // split-K and Stream-K are candidates at all (splits_k)
+  bool padding_in_n_steps;  // a Stream-K plan pads one side in kMmaNStep steps, not whole tiles (Hopper)
   bool cluster_multicast;  // two-CTA clusters share each B slice through TMA multicast (Hopper)
   double sms, inv_sms, inv_rate_sm, inv_smem_bw, inv_l2_bw, inv_hbm_bw, latency, l2_half, bk, inv_bk;
   double a, b, c;  // operand and result bytes of one product
@@ -128,6 +137,7 @@ Problem make_problem(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype,
   q.split_k = splits_k(recipe);
   q.stream_k = q.split_k && p.stream_k > 0 && (gpu.architecture == "hopper" || gpu.architecture == "blackwell");
   q.cluster_multicast = gpu.architecture == "hopper";
+  q.padding_in_n_steps = gpu.architecture == "hopper";
   q.sms = gpu.sm_count;
   q.inv_sms = 1 / q.sms;
   const DType mma = recipe == GemmRecipe::kWeightOnly ? DType::kBf16 : dtype;  // dequantized to 16 bits
@@ -163,6 +173,8 @@ double occupancy(const hw::GpuSpec& gpu, const GemmTile& t) {
 struct TileSetup {
   const GemmTile* t;
   double occ, slots, inv_slots, tm, tn;
+  double work_tiles;      // full tiles' worth of MMA work per product: tm x tn, less the padding a
+                          // Stream-K kernel avoids (kMmaNStep)
   double mma_per_k;       // s per K element of one tile on its SM
   double smem_per_k;      // s per K element: tile fills plus every warp's fragment reads
   double l2_per_k;        // operand bytes per K element of one tile read from L2 (rows and columns present)
@@ -177,6 +189,11 @@ TileSetup setup(const Problem& q, const GemmTile& t, double occ) {
   s.slots = q.sms / t.sms * occ;
   s.inv_slots = 1 / s.slots;
   s.tm = std::ceil(q.m * (1.0 / t.bm)), s.tn = std::ceil(q.n * (1.0 / t.bn));  // tile sizes: powers of two
+  s.work_tiles = s.tm * s.tn;
+  if (q.stream_k && q.padding_in_n_steps) {  // one side of the tiles sized in MMA N steps (either side: A and B swap)
+    const double m_steps = std::ceil(q.m * (1.0 / kMmaNStep)) * kMmaNStep, n_steps = std::ceil(q.n * (1.0 / kMmaNStep)) * kMmaNStep;
+    s.work_tiles = std::min({s.work_tiles, m_steps / t.bm * s.tn, s.tm * n_steps / t.bn});
+  }
   s.mma_per_k = 2.0 * t.bm * t.bn * q.inv_rate_sm / t.sms;  // per SM group (one SM, or a pair)
   const double warp_cols = static_cast<double>(t.warps) / t.warp_rows;
   s.smem_per_k = (t.warps * (t.bm / t.warp_rows + t.bn / warp_cols) + (t.bm + t.bn)) * q.e * q.inv_smem_bw;
@@ -217,13 +234,13 @@ SplitCost with_split(const Problem& q, const TileSetup& s, int split, bool strea
   r.waves = std::ceil(r.tiles * s.inv_slots);
   // Round-robin: the busiest SM (pair) decides. Stream-K: every SM the same share, in whole K
   // iterations.
-  const double per_sm_tiles = stream_k ? std::ceil(r.tiles * s.t->sms * q.inv_sms * k_pad * q.inv_bk) * q.bk / k_pad
+  const double per_sm_tiles = stream_k ? std::ceil(s.work_tiles * q.batch * s.t->sms * q.inv_sms * k_pad * q.inv_bk) * q.bk / k_pad
                                        : std::ceil(r.tiles * s.t->sms * q.inv_sms);
   const double partials = split > 1 ? split * q.m * q.n * 4 * q.batch : 0;  // fp32 partial sums written
   const double t_matrix = per_sm_tiles * k_pad * s.mma_per_k;
   const double t_smem = q.smem_unbound ? 0.0 : per_sm_tiles * k_pad * s.smem_per_k;
   const double fixup = stream_k ? 2.0 * std::min(r.tiles, s.slots) * s.t->bm * s.t->bn * 4 * q.inv_l2_bw : 0.0;
-  const double t_l2 = r.tiles * s.l2_per_k * k_split * q.inv_l2_bw + fixup;
+  const double t_l2 = (stream_k ? s.work_tiles * q.batch : r.tiles) * s.l2_per_k * k_split * q.inv_l2_bw + fixup;
   const double t_hbm = (s.hbm_unsplit + partials) * q.inv_hbm_bw;
   const double t_stream = std::max(1.0, per_sm_tiles / s.occ) * k_split * s.stream_per_k;
   double t = t_matrix;

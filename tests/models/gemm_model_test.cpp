@@ -4,6 +4,7 @@
 
 #include "approx.hpp"
 
+#include <cmath>
 #include <vector>
 
 #include "kernel_test_gpus.hpp"
@@ -47,6 +48,36 @@ TEST_CASE("gemm: one tile more than a full wave costs about one more wave") {
   CHECK(full.cost.time_s == exasim::testing::approx(wave + fixed).epsilon(0.01));
   // 109 tiles: the busiest SM runs two; about one more wave (the partial one), not 1/108 more.
   CHECK(plus_one.cost.time_s - full.cost.time_s == exasim::testing::approx(wave).epsilon(0.05));
+}
+
+TEST_CASE("gemm: a Stream-K GEMM pays for its padding in MMA N steps along one side, not in whole tiles") {
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  KernelParams p = calibrated_params(h100);
+  p.smem_operand_mma = p.narrow_output_16bit = 1, p.sustained_clock_fraction = 1;
+  p.l2_efficiency = 0.9;  // as the H100 fits: the matrix term bounds these GEMMs
+  // H100 (kernels-aic, cuBLAS through TensorRT-LLM): bf16 x 8192 x 8192 at m = 512 89.8 us, at
+  // m = 513 91.1 us (+1.5%): the 513th row does not cost a fifth row of 128 x 256 tiles.
+  p.stream_k = 1;
+  const double t512 = gemm_time(h100, p, DType::kBf16, 512, 8192, 8192).time_s;
+  const double t513 = gemm_time(h100, p, DType::kBf16, 513, 8192, 8192).time_s;
+  CHECK(t513 >= t512);
+  CHECK(t513 / t512 < 1.05);
+  // The Stream-K plan of one tile by hand: the SMs share (4 + 16 / 128) rows x 32 columns of
+  // 128 x 256 tiles' work (m padded to 528 = 33 steps of 16), each 8192 / 32 K steps of one
+  // tile's MMA time per K step.
+  GemmTile wide{};
+  for (const GemmTile& t : gemm_tile_candidates())
+    if (t.bm == 128 && t.bn == 256) wide = t;
+  const GemmPlan sk = gemm_plan_with(h100, p, DType::kBf16, 513, 8192, 8192, 1, wide, 1);  // split-K 1: no Stream-K
+  CHECK(sk.tiles == 5 * 32);  // CTAs launched: whole tiles
+  const double per_step = 2.0 * 128 * 256 * 32 / (h100.matrix_flops_per_sm(DType::kBf16) * p.matrix_efficiency);
+  const double work = (528.0 / 128) * 32 / h100.sm_count;  // tiles per SM
+  const double steps = std::ceil(work * 8192 / 32);
+  CHECK(t513 <= steps * per_step + p.launch_overhead_s + 2 * p.tile_overhead_s + 2e-6);
+  // Without Stream-K the fifth row of tiles costs its wave share: +20% or more.
+  p.stream_k = 0;
+  CHECK(gemm_time(h100, p, DType::kBf16, 513, 8192, 8192).time_s / gemm_time(h100, p, DType::kBf16, 512, 8192, 8192).time_s >
+        1.2);
 }
 
 TEST_CASE("gemm: decode GEMMs stream the weights and scale with weight bytes") {
