@@ -139,7 +139,7 @@ void write_residuals(const std::string& path, const hw::GpuSpec& gpu, const mode
       std::string bound, tile;
       int split = 0;
       if (s.kind == models::SampleKind::kGemm) {
-        const models::GemmPlan g = models::gemm_plan(gpu, c.fitted, s.dtype, s.m, s.n, s.k, s.batch);
+        const models::GemmPlan g = models::gemm_plan(gpu, c.fitted, s.dtype, s.m, s.n, s.k, s.batch, s.recipe);
         bound = std::string(models::bound_name(g.cost.bound));
         tile = std::to_string(g.tile.bm) + "x" + std::to_string(g.tile.bn);
         split = g.split_k;

@@ -60,10 +60,10 @@ bool sample_held_out(const KernelSample& s, double fraction, unsigned seed) {
 
 std::vector<std::string> gemm_parameters_for(const std::vector<KernelSample>& gemms) {
   bool wide = false, fp8 = false, fp4 = false, int8 = false, block = false, weight_only = false;
-  bool casts[kInputCastKinds] = {};
+  bool casts[kCastKernels] = {};
   for (const KernelSample& g : gemms) {
     if (g.kind != SampleKind::kGemm) continue;
-    if (g.cast != InputCast::kNone) casts[static_cast<int>(g.cast) - 1] = true;
+    if (g.cast != InputCast::kNone) casts[cast_kernel(g.cast, g.dtype)] = true;
     if (g.recipe == GemmRecipe::kWeightOnly) weight_only = true;
     else if (g.recipe == GemmRecipe::kBlockScaled) block = true;
     else if (g.dtype == DType::kFp8) fp8 = true;
@@ -79,10 +79,9 @@ std::vector<std::string> gemm_parameters_for(const std::vector<KernelSample>& ge
   if (int8) names.emplace_back("matrix_efficiency_int8");
   if (block) names.emplace_back("matrix_efficiency_block_fp8");
   if (weight_only) names.emplace_back("matrix_efficiency_weight_only"), names.emplace_back("weight_only_overhead");
-  for (int i = 0; i < kInputCastKinds; ++i)
+  for (int i = 0; i < kCastKernels; ++i)
     if (casts[i])
-      for (const char* what : {"cast_overhead.", "cast_efficiency."})
-        names.push_back(what + std::string(input_cast_name(static_cast<InputCast>(i + 1))));
+      for (const char* what : {"cast_overhead.", "cast_efficiency."}) names.push_back(what + std::string(cast_kernel_name(i)));
   return names;
 }
 

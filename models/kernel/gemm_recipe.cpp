@@ -23,6 +23,26 @@ std::string_view input_cast_name(InputCast c) {
   return "?";
 }
 
+int cast_kernel(InputCast c, DType to) {
+  switch (c) {
+    case InputCast::kNone: return -1;
+    case InputCast::kStatic: return 0;
+    case InputCast::kPerTensor: return 1;
+    case InputCast::kPerGroup: return to == DType::kFp4 ? 3 : 2;
+  }
+  return -1;
+}
+
+std::string_view cast_kernel_name(int kernel) {
+  switch (kernel) {
+    case 0: return "static";
+    case 1: return "per_tensor";
+    case 2: return "per_group";
+    case 3: return "per_group_fp4";
+    default: return "?";
+  }
+}
+
 namespace {
 
 constexpr std::array<GemmFormat, 9> kFormats = {{

@@ -34,8 +34,16 @@ std::string_view gemm_recipe_name(GemmRecipe r);  // "dense", "block_scaled", "w
 //               SmoothQuant): amax and cast of each group in one pass, the scales written beside
 // Each kind has its own fixed cost (KernelParams::cast_overhead): the kernels it launches.
 enum class InputCast { kNone, kStatic, kPerTensor, kPerGroup };
-inline constexpr int kInputCastKinds = 3;  // static, per_tensor, per_group
 std::string_view input_cast_name(InputCast c);  // "none", "static", "per_tensor", "per_group"
+// The kernels that run a cast, each with its own fixed cost and bandwidth (KernelParams): one per
+// kind, and the per-group cast to fp4 apart from the 8-bit ones, being another kernel: NVFP4's
+// quantize writes two values per byte and one e4m3 scale per 16 in the swizzled layout the
+// tensor cores read, DeepGEMM's fp8 cast one fp32 (Blackwell: packed ue8m0) scale per 128
+// (B200, kernels-aic, 32768 x 128 x 8192: fp8_block 1296 us, nvfp4 208 us).
+//   0 static, 1 per_tensor, 2 per_group (8-bit: fp8 1 x 128, int8 per token), 3 per_group_fp4
+inline constexpr int kCastKernels = 4;
+int cast_kernel(InputCast c, DType to);     // index of the kernel above; -1 for kNone
+std::string_view cast_kernel_name(int kernel);  // "static", ..., "per_group_fp4"
 
 // A GEMM op as an inference framework runs it and NVIDIA's kernel tables name it (AIConfigurator's
 // gemm_dtype, TensorRT-LLM's quantized linear layers): operand dtype, recipe, and the cast of

@@ -156,12 +156,12 @@ std::vector<NamedParam> named_params(KernelParams& p) {
       {"attention_decode_efficiency", &p.attention_decode_efficiency, "fraction", ParamKind::kFraction},
       {"memory_op_efficiency", &p.memory_op_efficiency, "fraction", ParamKind::kFraction},
       {"memory_op_overhead", &p.memory_op_overhead_s, "s", ParamKind::kTime}};
-  for (int i = 0; i < kInputCastKinds; ++i)
-    out.push_back({"cast_overhead." + std::string(input_cast_name(static_cast<InputCast>(i + 1))),
-                   &p.cast_overhead_s[static_cast<std::size_t>(i)], "s", ParamKind::kTime});
-  for (int i = 0; i < kInputCastKinds; ++i)
-    out.push_back({"cast_efficiency." + std::string(input_cast_name(static_cast<InputCast>(i + 1))),
-                   &p.cast_efficiency[static_cast<std::size_t>(i)], "fraction", ParamKind::kFraction});
+  for (int i = 0; i < kCastKernels; ++i)
+    out.push_back({"cast_overhead." + std::string(cast_kernel_name(i)), &p.cast_overhead_s[static_cast<std::size_t>(i)], "s",
+                   ParamKind::kTime});
+  for (int i = 0; i < kCastKernels; ++i)
+    out.push_back({"cast_efficiency." + std::string(cast_kernel_name(i)), &p.cast_efficiency[static_cast<std::size_t>(i)],
+                   "fraction", ParamKind::kFraction});
   for (std::size_t i = 0; i < kMemoryOpCount; ++i) {
     const auto op = static_cast<MemoryOp>(i);
     out.push_back({"memory_op_efficiency." + std::string(memory_op_name(op)), &p.memory_op_efficiency_by_op[i],

@@ -58,15 +58,15 @@ struct KernelParams {
   // charges it per launch, exposed only where the host cannot run ahead of the GPU. 0: the
   // family's kernel parameters already carry it (fitted on launch-included measurements).
   double host_launch_overhead_s = 0;
-  // Fixed GPU cost of the input cast of a low-precision GEMM op (gemm_recipe.hpp InputCast), per
-  // kind (static, per_tensor, per_group): the launches of its amax, scale and cast kernels,
-  // beside the bytes it streams at memory_op_efficiency.
-  std::array<double, kInputCastKinds> cast_overhead_s{2e-6, 6e-6, 3e-6};
-  // Fraction of the datasheet HBM bandwidth the input cast's kernels stream at, per kind; 0:
+  // Fixed GPU cost of the input cast of a low-precision GEMM op, per cast kernel (gemm_recipe.hpp
+  // cast_kernel: static, per_tensor, per_group, per_group_fp4): the launches of its amax, scale
+  // and cast kernels, beside the bytes it streams at cast_efficiency.
+  std::array<double, kCastKernels> cast_overhead_s{2e-6, 6e-6, 3e-6, 3e-6};
+  // Fraction of the datasheet HBM bandwidth the input cast's kernels stream at, per kernel; 0:
   // memory_op_efficiency. Fitted apart from the GEMM because the casts are slow: on H100 an fp8
   // GEMM of 32768 x 32 x 8192 (AIConfigurator, TensorRT-LLM) takes 1065 us where its bf16 twin
   // takes 192 us, the per-tensor cast streaming its ~5 bytes per element at ~1.4 TB/s (42%).
-  std::array<double, kInputCastKinds> cast_efficiency{0, 0, 0};
+  std::array<double, kCastKernels> cast_efficiency{0, 0, 0, 0};
   // Fixed cost of a weight-only GEMM beyond launch_overhead (TensorRT-LLM's weight-only
   // kernels: their smallest calls take ~8 us on A100 where a bf16 GEMM takes 2.5 us).
   double weight_only_overhead_s = 0;

@@ -164,6 +164,15 @@ TEST_CASE("input casts: bytes by hand, a dynamic per-tensor scale reads the inpu
   CHECK(input_cast(h100, slow, InputCast::kPerTensor, DType::kFp8, rows, cols).time_s ==
         approx(tensor.bytes / (h100.hbm_bandwidth * 0.42) + p.cast_overhead_s[1]).epsilon(0.01));
   CHECK(input_cast(h100, slow, InputCast::kStatic, DType::kFp8, rows, cols).time_s == stat.time_s);  // others unchanged
+  // The per-group casts to 8 and to 4 bits are different kernels, each with its own parameters.
+  CHECK(cast_kernel(InputCast::kPerGroup, DType::kFp8) == 2);
+  CHECK(cast_kernel(InputCast::kPerGroup, DType::kInt8) == 2);
+  CHECK(cast_kernel(InputCast::kPerGroup, DType::kFp4) == 3);
+  CHECK(cast_kernel_name(3) == "per_group_fp4");
+  slow.cast_efficiency[3] = 0.9, slow.cast_overhead_s[3] = 1e-6;
+  CHECK(input_cast(h100, slow, InputCast::kPerGroup, DType::kFp4, rows, cols).time_s ==
+        approx(fp4.bytes / (h100.hbm_bandwidth * 0.9) + 1e-6).epsilon(0.01));
+  CHECK(input_cast(h100, slow, InputCast::kPerGroup, DType::kFp8, rows, cols).time_s == group.time_s);
 }
 
 TEST_CASE("GEMM formats: a table's name, or a recipe or cast name with the operands' dtype, names one op") {
