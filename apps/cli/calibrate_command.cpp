@@ -176,6 +176,11 @@ int calibrate_gpu(const Context& ctx, const CalibrateOptions& o, const std::stri
   if (!c.held_out.empty()) out << "; " << c.held_out.size() << " held out and predicted without refitting";
   out << "\n\n";
   print_params(out, c);
+  const std::vector<std::string> at_bounds = models::parameters_at_bounds(c.fitted, c.fitted_names);
+  std::string at_bounds_text;
+  for (const std::string& s : at_bounds) at_bounds_text += (at_bounds_text.empty() ? "" : ", ") + s;
+  if (!at_bounds.empty())
+    out << "at a bound of its range, so not identified by these measurements: " << at_bounds_text << "\n";
   out << "uncalibrated: " << c.uncalibrated.source << "\nfamily default: " << c.family.source << "\n\n";
   const auto tile = models::tile_model_predictor(gpu);
   const auto roof = models::roofline_predictor(gpu);
@@ -247,6 +252,7 @@ int calibrate_gpu(const Context& ctx, const CalibrateOptions& o, const std::stri
   });
   if (std::any_of(c.fit_set.begin(), c.fit_set.end(), [](const models::KernelSample& s) { return s.kind == models::SampleKind::kGemm; }))
     h.fit.emplace_back("gemm_mean_abs_error", fmt_percent(c.gemm_fit_error, 2));
+  if (!at_bounds.empty()) h.fit.emplace_back("at_bounds", at_bounds_text);
   const bool memory_ops = std::any_of(c.fit_set.begin(), c.fit_set.end(),
                                       [](const models::KernelSample& s) { return s.kind == models::SampleKind::kMemoryOp; });
   if (memory_ops) h.fit.emplace_back("memory_op_mean_abs_error", fmt_percent(c.memory_fit_error, 2));

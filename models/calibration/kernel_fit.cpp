@@ -164,6 +164,20 @@ KernelFit fit_kernel_params(KernelParams start, const std::vector<std::string>& 
   return fit;
 }
 
+std::vector<std::string> parameters_at_bounds(const KernelParams& p, const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  KernelParams copy = p;
+  for (const NamedParam& np : named_params(copy)) {
+    if (std::find(names.begin(), names.end(), np.name) == names.end()) continue;
+    if (np.kind == ParamKind::kSwitch || np.kind == ParamKind::kCount) continue;
+    const Bounds b = bounds_of(np.kind);
+    const double v = *np.value;
+    if (v > 0 && std::abs(std::log(v / b.hi)) < 0.005) out.push_back(np.name + " (upper)");
+    else if (v > 0 && std::abs(std::log(v / b.lo)) < 0.005) out.push_back(np.name + " (lower)");
+  }
+  return out;
+}
+
 SamplePredictor tile_model_predictor(const hw::GpuSpec& gpu) {
   return [&gpu](const KernelParams& p, const KernelSample& s) { return predict_sample(gpu, p, s); };
 }

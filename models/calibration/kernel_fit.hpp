@@ -44,6 +44,12 @@ KernelFit fit_kernel_params(KernelParams start, const std::vector<std::string>& 
 // The tile-level models (predict_sample) on `gpu`.
 SamplePredictor tile_model_predictor(const hw::GpuSpec& gpu);
 
+// The fitted parameters of `names` that ended at a bound of their range (within 0.5%, in the
+// written precision): what the measurements did not pin down, and a number not to read as
+// measured (e.g. a matrix efficiency of 1 where an L2 term bounds every large GEMM). Each as
+// "name (upper)" or "name (lower)"; switches and counts, which are set rather than fitted, never.
+std::vector<std::string> parameters_at_bounds(const KernelParams& p, const std::vector<std::string>& names);
+
 // Mean of |predicted / measured - 1| over `samples`.
 double mean_abs_error(const KernelParams& p, const std::vector<KernelSample>& samples, const SamplePredictor& predict);
 

@@ -288,6 +288,20 @@ TEST_CASE("kernel fit: recovers the formats' efficiencies and the casts' fixed c
   CHECK(fit.params.cast_efficiency[2] == approx(0.6).epsilon(0.02));
 }
 
+TEST_CASE("kernel fit: parameters that ended at a bound of their range are named, switches never") {
+  KernelParams p;
+  p.matrix_efficiency = 1, p.hbm_efficiency = 0.8, p.loaded_latency_factor = 1, p.power_window_s = 1e-3;
+  p.tile_overhead_s = 1.0001e-8, p.stream_k = 1, p.cast_efficiency[3] = 0.0501;
+  const std::vector<std::string> names = {"matrix_efficiency", "hbm_efficiency", "loaded_latency_factor", "power_window",
+                                          "tile_overhead", "stream_k", "cast_efficiency.per_group_fp4"};
+  // In named_params order; hbm_efficiency (0.8) is inside its range, stream_k a switch.
+  CHECK(parameters_at_bounds(p, names) ==
+        std::vector<std::string>{"matrix_efficiency (upper)", "tile_overhead (lower)", "loaded_latency_factor (lower)",
+                                 "power_window (upper)", "cast_efficiency.per_group_fp4 (lower)"});
+  // Only the names asked about.
+  CHECK(parameters_at_bounds(p, {"hbm_efficiency"}).empty());
+}
+
 TEST_CASE("leave one GPU out: two GPUs generated from one parameter set predict each other") {
   const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB"), h200 = catalog_gpu("H200-SXM-141GB");
   KernelParams truth = KernelParams::defaults_for(h100);
