@@ -125,6 +125,14 @@ void print_params(std::ostream& out, const models::KernelCalibration& c) {
   out << "\n";
 }
 
+// The catalog GPU a table was measured on (--device, or named by the table's folder).
+hw::GpuSpec measured_gpu(const Context& ctx, const std::string& gpu_name) {
+  const hw::Catalog catalog = hw::Catalog::load(ctx.configs_dir);
+  if (!catalog.contains(hw::CatalogKind::kGpu, gpu_name))
+    throw ConfigError("unknown GPU \"" + gpu_name + "\"", {"<command line>", 0, "--device"}, "see `exasim hw list --kind gpu`");
+  return catalog.gpu(gpu_name);
+}
+
 // One line per sample (fit set, then held out) with the fitted tile model's prediction and, for
 // GEMMs, the tile and split-K it chose: what a user needs to see which shapes the model misses.
 void write_residuals(const std::string& path, const hw::GpuSpec& gpu, const models::KernelCalibration& c) {
@@ -159,10 +167,7 @@ void write_residuals(const std::string& path, const hw::GpuSpec& gpu, const mode
 int calibrate_gpu(const Context& ctx, const CalibrateOptions& o, const std::string& gpu_name,
                   const std::vector<models::KernelSample>& samples, const std::string& source,
                   const std::string& default_output = "") {
-  const hw::Catalog catalog = hw::Catalog::load(ctx.configs_dir);
-  if (!catalog.contains(hw::CatalogKind::kGpu, gpu_name))
-    throw ConfigError("unknown GPU \"" + gpu_name + "\"", {"<command line>", 0, "--device"}, "see `exasim hw list --kind gpu`");
-  const hw::GpuSpec gpu = catalog.gpu(gpu_name);
+  const hw::GpuSpec gpu = measured_gpu(ctx, gpu_name);
   models::KernelCalibrationOptions opts;
   opts.fit_sources = o.fit_sources;
   opts.fit.samples = o.starts;
@@ -331,10 +336,7 @@ int run_leave_one_gpu_out(const Context& ctx, const CalibrateOptions& o) {
 // on H100's calibration), or how well a file describes a new measurement.
 int evaluate_calibration(const Context& ctx, const CalibrateOptions& o, const std::string& gpu_name,
                          const std::vector<models::KernelSample>& samples) {
-  const hw::Catalog catalog = hw::Catalog::load(ctx.configs_dir);
-  if (!catalog.contains(hw::CatalogKind::kGpu, gpu_name))
-    throw ConfigError("unknown GPU \"" + gpu_name + "\"", {"<command line>", 0, "--device"}, "see `exasim hw list --kind gpu`");
-  const hw::GpuSpec gpu = catalog.gpu(gpu_name);
+  const hw::GpuSpec gpu = measured_gpu(ctx, gpu_name);
   models::Calibration cal;
   cal.kernel = models::KernelParams::defaults_for(gpu);
   if (o.evaluate != "none") {

@@ -113,9 +113,9 @@ int run_collective(const Context& ctx, const CollectiveOptions& o) {
       throw ConfigError("the collective parameters (" + parameters + ") have no engine all-reduce",
                         {"<command line>", 0, "--kernel"},
                         "give a calibration fitted with custom_allreduce_perf.csv (custom_all_reduce_efficiency)");
-    const double t = models::custom_all_reduce_time(op.bytes, static_cast<int>(op.ranks.size()), src.cluster.intra.bandwidth,
-                                                    src.collective);
-    if (t < cost.time_s) {
+    const double t = models::engine_all_reduce_time(cost.time_s, op.bytes, static_cast<int>(op.ranks.size()),
+                                                    src.cluster.intra.bandwidth, src.collective);
+    if (t < cost.time_s) {  // the engine's own kernel
       cost.time_s = t;
       cost.algorithm_bandwidth = op.bytes / t;
       cost.bus_bandwidth = cost.algorithm_bandwidth * models::bus_factor(kind, static_cast<int>(op.ranks.size()));

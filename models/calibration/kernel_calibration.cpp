@@ -91,7 +91,7 @@ void resolve_format_efficiencies(KernelParams& p) {
   p.matrix_efficiency_int8 = p.matrix_efficiency_for(DType::kInt8);
   p.matrix_efficiency_block_fp8 = p.matrix_efficiency_for(DType::kFp8, GemmRecipe::kBlockScaled);
   p.matrix_efficiency_weight_only = p.matrix_efficiency_for(DType::kInt8, GemmRecipe::kWeightOnly);
-  for (double& e : p.cast_efficiency) e = e > 0 ? e : p.memory_op_efficiency;
+  for (int i = 0; i < kCastKernels; ++i) p.cast_efficiency[static_cast<std::size_t>(i)] = p.cast_efficiency_for(i);
   // A fixed cost fitted in log space needs a start in its range, not 0.
   if (p.weight_only_overhead_s <= 0) p.weight_only_overhead_s = 2e-6;
 }

@@ -1,5 +1,6 @@
 #include "models/collective/custom_all_reduce.hpp"
 
+#include <algorithm>
 #include <limits>
 
 namespace exasim::models {
@@ -9,6 +10,10 @@ double custom_all_reduce_time(double bytes, int ranks, double link_bandwidth, co
     return std::numeric_limits<double>::infinity();
   const double rate = link_bandwidth * p.custom_all_reduce_efficiency;  // what one GPU reads in
   return p.custom_all_reduce_overhead_s + (ranks - 1) * bytes / rate;
+}
+
+double engine_all_reduce_time(double nccl_s, double bytes, int ranks, double link_bandwidth, const CollectiveParams& p) {
+  return std::min(nccl_s, custom_all_reduce_time(bytes, ranks, link_bandwidth, p));
 }
 
 }  // namespace exasim::models

@@ -19,4 +19,8 @@ namespace exasim::models {
 // all-reduce (custom_all_reduce_efficiency 0, the catalog default).
 double custom_all_reduce_time(double bytes, int ranks, double link_bandwidth, const CollectiveParams& p);
 
+// A serving engine's all-reduce inside one node, as its tuner picks: its own kernel, or NCCL
+// (`nccl_s`, that call's NCCL time) where NCCL is faster.
+double engine_all_reduce_time(double nccl_s, double bytes, int ranks, double link_bandwidth, const CollectiveParams& p);
+
 }  // namespace exasim::models

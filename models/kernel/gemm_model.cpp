@@ -259,6 +259,13 @@ SplitCost with_split(const Problem& q, const TileSetup& s, int split, bool strea
   return r;
 }
 
+// The largest split-K factor worth weighing for this tile: the one that fills every CTA slot
+// (at most kMaxSplit), 1 where the recipe does not split K.
+int max_split(const Problem& q, const TileSetup& s) {
+  if (!q.split_k) return 1;
+  return static_cast<int>(std::min(std::ceil(s.slots / (s.tm * s.tn * q.batch)), kMaxSplit));
+}
+
 GemmPlan make_plan(const Problem& q, const TileSetup& s, int split, const SplitCost& c, bool stream_k = false) {
   GemmPlan plan;
   plan.tile = *s.t;
@@ -316,9 +323,8 @@ GemmPlan gemm_plan(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, d
     // Split-K when the output tiles leave SMs idle: every factor up to the one that fills every
     // CTA slot. The candidates do not depend on K, and a larger M, N or batch only removes
     // factors, so a larger GEMM never gains an option a smaller one lacked (monotone times).
-    const double output_tiles = s.tm * s.tn * q.batch;
-    const int fill_slots = q.split_k ? static_cast<int>(std::min(std::ceil(s.slots / output_tiles), kMaxSplit)) : 1;
-    for (int split = 2; split <= fill_slots; ++split) consider(s, split);
+    const int splits = max_split(q, s);
+    for (int split = 2; split <= splits; ++split) consider(s, split);
   };
   // Small M: the short tiles first (reverse order), so that the bound below prunes early.
   for (std::size_t i = 0; i < kTiles.size(); ++i)
@@ -336,9 +342,8 @@ std::vector<GemmPlan> gemm_candidate_plans(const hw::GpuSpec& gpu, const KernelP
     const double occ = occupancy(gpu, t);
     if (occ < 1) return;
     const TileSetup s = setup(q, t, occ);
-    const double output_tiles = s.tm * s.tn * q.batch;
-    const int fill_slots = q.split_k ? static_cast<int>(std::min(std::ceil(s.slots / output_tiles), kMaxSplit)) : 1;
-    for (int split = 1; split <= std::max(1, fill_slots); ++split) plans.push_back(make_plan(q, s, split, with_split(q, s, split)));
+    const int splits = std::max(1, max_split(q, s));
+    for (int split = 1; split <= splits; ++split) plans.push_back(make_plan(q, s, split, with_split(q, s, split)));
     if (q.stream_k) plans.push_back(make_plan(q, s, 1, with_split(q, s, 1, true), true));
   };
   for (const GemmTile& t : kTiles) add_tile(t);

@@ -67,6 +67,10 @@ struct KernelParams {
   // GEMM of 32768 x 32 x 8192 (AIConfigurator, TensorRT-LLM) takes 1065 us where its bf16 twin
   // takes 192 us, the per-tensor cast streaming its ~5 bytes per element at ~1.4 TB/s (42%).
   std::array<double, kCastKernels> cast_efficiency{0, 0, 0, 0};
+  double cast_efficiency_for(int kernel) const {
+    const double e = cast_efficiency[static_cast<std::size_t>(kernel)];
+    return e > 0 ? e : memory_op_efficiency;
+  }
   // Fixed cost of a weight-only GEMM beyond launch_overhead (TensorRT-LLM's weight-only
   // kernels: their smallest calls take ~8 us on A100 where a bf16 GEMM takes 2.5 us).
   double weight_only_overhead_s = 0;

@@ -105,10 +105,10 @@ KernelCost input_cast(const hw::GpuSpec& gpu, const KernelParams& p, InputCast c
   const double scales = cast != InputCast::kPerGroup ? 4.0 : to == DType::kFp4 ? x / 16 : x / 128 * 4;
   const double reads = cast == InputCast::kPerTensor ? 2 : 1;
   const double bytes = x * (2 * reads + dtype_bytes(to)) + scales;
-  const auto kind = static_cast<std::size_t>(cast_kernel(cast, to));
-  const double efficiency = p.cast_efficiency[kind] > 0 ? p.cast_efficiency[kind] : p.memory_op_efficiency;
+  const int kernel = cast_kernel(cast, to);
   return streaming_kernel_ctas(gpu, p, bytes, 3 * x, std::ceil(bytes / kStreamBytesPerCta),
-                               std::min(bytes, kStreamBytesPerCta), efficiency, p.cast_overhead_s[kind]);
+                               std::min(bytes, kStreamBytesPerCta), p.cast_efficiency_for(kernel),
+                               p.cast_overhead_s[static_cast<std::size_t>(kernel)]);
 }
 
 KernelCost memory_op(const hw::GpuSpec& gpu, const KernelParams& p, MemoryOp op, DType dtype, double rows,

@@ -54,8 +54,7 @@ std::vector<double> predict_all(const topologies::Cluster& node, const Collectiv
   for (const CollectiveSample& s : samples) {
     const double nccl = net.cost(CommOp(comm_kind(s.op), s.bytes, place_group("packed", s.ranks, node))).time_s;
     // The engine's own all-reduce, or NCCL where that is faster (its tuner's choice).
-    out.push_back(s.custom_kernel ? std::min(nccl, models::custom_all_reduce_time(s.bytes, s.ranks, node.intra.bandwidth, p))
-                                  : nccl);
+    out.push_back(s.custom_kernel ? models::engine_all_reduce_time(nccl, s.bytes, s.ranks, node.intra.bandwidth, p) : nccl);
   }
   return out;
 }

@@ -116,7 +116,7 @@ double IterationCostModel::layer_comm_time(double tokens, bool moe_layer) const 
     const double nccl = models::collective_cost(op, bytes, shape, in_.links, in_.collective).time_s;
     // Inside a node the engine's own all-reduce where it is faster (custom_all_reduce.hpp).
     if (op != models::Collective::kAllReduce || shape.nodes() > 1) return nccl;
-    return std::min(nccl, models::custom_all_reduce_time(bytes, ranks, in_.links.intra_bandwidth, in_.collective));
+    return models::engine_all_reduce_time(nccl, bytes, ranks, in_.links.intra_bandwidth, in_.collective);
   };
   double t = coll(models::Collective::kAllReduce, tokens * h * kActBytes, tp);
   if (moe_layer && ep > 1) {
