@@ -200,6 +200,52 @@ TEST_CASE("attention fit: recovers the kernels' efficiencies and fixed costs fro
     CHECK(std::find(c.fitted_names.begin(), c.fitted_names.end(), n) != c.fitted_names.end());
 }
 
+TEST_CASE("attention fit: the L2 rate the GEMMs leave open is fitted on the prefill attention measured beside them") {
+  // GEMMs too small for L2 to bound them say nothing of its rate; long prefills are bound by it
+  // (every K/V tile re-read from L2 per query tile). Fitted apart, the GEMM fit would leave the
+  // rate where it started and the prefill fit could not move it.
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  KernelParams truth = KernelParams::defaults_for(h100);
+  truth.smem_operand_mma = truth.stream_k = truth.narrow_output_16bit = 1;
+  truth.l2_efficiency = 0.3, truth.attention_efficiency = 0.8;
+  truth.attention_overhead_s[0] = 6e-6, truth.attention_cta_overhead_s = 2e-6;
+  KernelParams fast_l2 = truth;
+  fast_l2.l2_efficiency = 1;
+  std::vector<KernelSample> samples;
+  for (double m : {1.0, 4.0, 16.0, 32.0, 64.0})
+    for (double n : {1024.0, 2048.0, 4096.0, 8192.0, 16384.0})
+      for (double k : {1024.0, 4096.0, 8192.0})
+        for (DType t : {DType::kBf16}) {
+          KernelSample g;
+          g.kind = SampleKind::kGemm, g.source = "synthetic", g.timing = SampleTiming::kKernel;
+          g.m = m, g.n = n, g.k = k, g.dtype = t, g.op = "bfloat16";
+          g.time_s = predict_sample(h100, truth, g);
+          if (predict_sample(h100, fast_l2, g) == approx(g.time_s).epsilon(1e-12)) samples.push_back(g);
+        }
+  const std::size_t gemms = samples.size();
+  std::size_t l2_bound = 0;
+  for (double b : {1.0, 2.0, 4.0})
+    for (double seq : {512.0, 2048.0, 4096.0, 8192.0})
+      for (double heads : {16.0, 32.0, 64.0}) {
+        KernelSample s;
+        s.kind = SampleKind::kAttentionPrefill, s.source = "synthetic", s.timing = SampleTiming::kKernel;
+        s.batch = b, s.seq = seq, s.tokens = b * seq, s.heads = heads, s.kv_heads = heads / 8, s.head_dim = 128;
+        s.dtype = s.cache_dtype = DType::kBf16, s.op = "prefill bf16";
+        s.time_s = predict_sample(h100, truth, s);
+        if (predict_sample(h100, fast_l2, s) < 0.9 * s.time_s) ++l2_bound;
+        samples.push_back(s);
+      }
+  REQUIRE(gemms >= 40);     // L2-blind GEMMs to fit
+  REQUIRE(l2_bound >= 10);  // prefills that the L2 rate bounds
+  KernelCalibrationOptions o;
+  o.held_out_shapes = 0, o.library_behaviours = true, o.samples_per_parameter = 2;
+  o.fit.samples = 24, o.fit.local_fits = 8;
+  const KernelCalibration c = calibrate_kernels(h100, samples, o);
+  CHECK(c.fitted.l2_efficiency == approx(0.3).epsilon(0.03));
+  CHECK(c.prefill_fit_error < 0.01);
+  CHECK(c.gemm_fit_error < 0.01);
+}
+
 TEST_CASE("decode launch: grouped CTAs up to the group limit, per-head above it, CTAs packed on the SMs") {
   const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
   KernelParams p = KernelParams::defaults_for(h100);
