@@ -28,6 +28,7 @@ struct KernelOptions {
   std::string gpu, op = "gemm", dtype = "bf16", calibration;
   bool dtype_given = false;
   std::string recipe;  // gemm: a GemmFormat name, or a recipe or cast name with --dtype (empty: none)
+  std::string clocks = "power-limited";  // power-limited | burst | sustained (kernel_params.hpp power limit)
   double m = 0, n = 0, k = 0, batch = 1;
   double seq = 0, context = 0, heads = 0, kv_heads = 0, head_dim = 128, block = 16;
   bool no_causal = false;
@@ -152,6 +153,10 @@ int run(const Context& ctx, const KernelOptions& o) {
   // The GPU's own calibration unless a file or "none" (datasheet + family defaults) is given.
   const std::string file = models::calibration_file_for(o.calibration, ctx.configs_dir, models::CalibrationFor::kGpu, gpu.name);
   if (!file.empty()) cal = models::load_calibration(cal, file);
+  // The power limit: an isolated kernel drops to sustained clocks after its window; a short
+  // benchmark replay never reaches it (burst); a training step holds it throughout (sustained).
+  if (o.clocks == "burst") cal.kernel.sustained_clock_fraction = 1;
+  if (o.clocks == "sustained") cal.kernel.sustained_load = true;
   if (!o.recipe.empty() && o.op != "gemm") bad("--recipe", "--recipe applies to --op gemm", "drop --recipe, or use --op gemm");
   // A table format names its own dtype (--recipe fp8_block: fp8 operands).
   const DType operands = o.op == "gemm" ? gemm_format_of(o, *dtype).dtype : *dtype;
@@ -168,6 +173,7 @@ int run(const Context& ctx, const KernelOptions& o) {
                         {"bytes", c.bytes},
                         {"tflops", c.achieved_flops() / 1e12},
                         {"bytes_per_s", c.achieved_bytes_per_s()},
+                        {"clocks", o.clocks},
                         {"kernel_parameters", cal.kernel.source}};
     for (auto& [key, v] : a.detail.items()) j[key] = v;
     std::cout << j.dump(2) << "\n";
@@ -209,6 +215,11 @@ void add_kernel_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--calibration", o->calibration,
                   "calibration YAML, or none for the datasheet + family defaults (default: the GPU's own, "
                   "configs/calibration/defaults.yaml; the family defaults where it lists none)");
+  cmd->add_option("--clocks", o->clocks,
+                  "power-limited: an isolated kernel, its clocks lowered after the power window (default); burst: "
+                  "below the power limit throughout (short benchmark replays: AIConfigurator's tables); sustained: at "
+                  "the limit throughout (kernels back to back, as in a training step)")
+      ->check(CLI::IsMember({"power-limited", "burst", "sustained"}));
   cmd->add_option("--m", o->m, "gemm: rows of A and C");
   cmd->add_option("--n", o->n, "gemm: columns of B and C");
   cmd->add_option("--k", o->k, "gemm: inner dimension");

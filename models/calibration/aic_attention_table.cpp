@@ -43,6 +43,7 @@ std::vector<KernelSample> read_aic_attention_table(const std::string& path) {
     KernelSample s;
     s.kind = prefill ? SampleKind::kAttentionPrefill : SampleKind::kAttentionDecode;
     s.source = source, s.line = rows.line(), s.timing = SampleTiming::kKernel;
+    s.clocks = SampleClocks::kBurst;
     s.batch = positive_count(rows, "batch_size");
     s.heads = positive_count(rows, "num_heads");
     s.kv_heads = positive_count(rows, "num_key_value_heads");

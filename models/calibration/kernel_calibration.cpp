@@ -60,9 +60,11 @@ bool sample_held_out(const KernelSample& s, double fraction, unsigned seed) {
 
 std::vector<std::string> gemm_parameters_for(const std::vector<KernelSample>& gemms) {
   bool wide = false, fp8 = false, fp4 = false, int8 = false, block = false, weight_only = false;
+  bool power_limited = false;
   bool casts[kCastKernels] = {};
   for (const KernelSample& g : gemms) {
     if (g.kind != SampleKind::kGemm) continue;
+    if (g.clocks == SampleClocks::kPowerLimited) power_limited = true;
     if (g.cast != InputCast::kNone) casts[cast_kernel(g.cast, g.dtype)] = true;
     if (g.recipe == GemmRecipe::kWeightOnly) weight_only = true;
     else if (g.recipe == GemmRecipe::kBlockScaled) block = true;
@@ -73,7 +75,7 @@ std::vector<std::string> gemm_parameters_for(const std::vector<KernelSample>& ge
   }
   std::vector<std::string> names;
   for (const std::string& n : gemm_parameter_names())
-    if (n != "matrix_efficiency" || wide) names.push_back(n);
+    if ((n != "matrix_efficiency" || wide) && (power_limited || !is_power_limit_parameter(n))) names.push_back(n);
   if (fp8) names.emplace_back("matrix_efficiency_fp8");
   if (fp4) names.emplace_back("matrix_efficiency_fp4");
   if (int8) names.emplace_back("matrix_efficiency_int8");
@@ -94,6 +96,10 @@ void resolve_format_efficiencies(KernelParams& p) {
   for (int i = 0; i < kCastKernels; ++i) p.cast_efficiency[static_cast<std::size_t>(i)] = p.cast_efficiency_for(i);
   // A fixed cost fitted in log space needs a start in its range, not 0.
   if (p.weight_only_overhead_s <= 0) p.weight_only_overhead_s = 2e-6;
+}
+
+bool is_power_limit_parameter(const std::string& name) {
+  return name == "sustained_clock_fraction" || name == "power_window";
 }
 
 const std::vector<std::string>& gemm_parameter_names() {
@@ -172,6 +178,9 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
     require("GEMMs", gemms.size(), names.size());
     resolve_format_efficiencies(p);
     if (o.library_behaviours) p.smem_operand_mma = p.stream_k = p.narrow_output_16bit = 1;
+    // Measured at burst clocks only: fitted there, the power limit stays the family's.
+    const bool burst = std::none_of(names.begin(), names.end(), is_power_limit_parameter);
+    if (burst) p.sustained_clock_fraction = 1;
     // The L2 read rate is the GPU's: GEMMs and prefill attention both stream their tiles through
     // it, so where both were measured they are fitted together. Alone, the GEMMs of B200 and
     // GB200 fit as well with an L2 bound at 54% and tensor cores at 100% as the other way round,
@@ -183,6 +192,7 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
     }
     const KernelFit f = fit_kernel_params(p, names, fitted_on, tile, o.fit);
     p = f.params;
+    if (burst) p.sustained_clock_fraction = c.family.sustained_clock_fraction;
     c.fitted_names = names;
     if (o.library_behaviours)
       for (const char* n : {"smem_operand_mma", "stream_k", "narrow_output_16bit"}) c.fitted_names.emplace_back(n);

@@ -18,6 +18,9 @@ namespace exasim::models {
 
 // GEMM parameters fitted to GEMM samples; memory-op parameters are fitted per op present.
 const std::vector<std::string>& gemm_parameter_names();
+// The power limit's parameters (sustained_clock_fraction, power_window): fitted only on GEMMs
+// measured at power-limited clocks (kernel_sample.hpp SampleClocks).
+bool is_power_limit_parameter(const std::string& name);
 const std::vector<std::string>& roofline_parameter_names();  // matrix_efficiency, hbm_efficiency, launch_overhead
 
 // The roofline baseline as a predictor (models/kernel/roofline.hpp): GEMMs on the matrix units,
@@ -58,7 +61,8 @@ bool sample_held_out(const KernelSample& s, double fraction, unsigned seed);
 
 // The GEMM parameters to fit on `gemms`: gemm_parameter_names(), plus the matrix efficiency of
 // each operand format and recipe present (matrix_efficiency_fp8, _fp4, _int8, _block_fp8,
-// _weight_only), and without matrix_efficiency when no 16-bit GEMM is among them.
+// _weight_only), without matrix_efficiency when no 16-bit GEMM is among them, and without the
+// power limit's when every one ran at burst clocks.
 std::vector<std::string> gemm_parameters_for(const std::vector<KernelSample>& gemms);
 // Sets each per-format efficiency that is 0 (falls back) to the value it falls back to, so a
 // fit of it starts where the model stands, and the weight-only fixed cost (0: none) in its range.

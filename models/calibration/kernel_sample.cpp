@@ -5,6 +5,12 @@
 namespace exasim::models {
 
 double predict_sample(const hw::GpuSpec& gpu, const KernelParams& p, const KernelSample& s) {
+  // Only the GEMM model lowers its clocks under the power limit.
+  if (s.clocks == SampleClocks::kBurst && s.kind == SampleKind::kGemm && p.sustained_clock_fraction < 1) {
+    KernelParams burst = p;
+    burst.sustained_clock_fraction = 1;
+    return predict_sample(gpu, burst, s);
+  }
   const double launch = s.timing == SampleTiming::kLaunchIncluded ? p.host_launch_overhead_s : 0.0;
   if (s.kind == SampleKind::kGemm)
     return launch + gemm_op(gpu, p, {s.op, s.dtype, s.recipe, s.cast}, s.m, s.n, s.k, s.batch).time_s;

@@ -20,6 +20,15 @@ enum class SampleKind { kGemm, kMemoryOp, kAttentionPrefill, kAttentionDecode };
 // Vidur's profiles): the kernel plus KernelParams::host_launch_overhead_s.
 enum class SampleTiming { kKernel, kLaunchIncluded };
 
+// The clocks the measured kernels ran at. Power-limited: as the GPU runs them, its power
+// controller lowering the clocks after KernelParams::power_window_s of compute-bound work
+// (PyTorch-timed loops, Vidur's profiles). Burst: the benchmark never reached the power limit,
+// so the table cannot tell it. AIConfigurator's tables: A100 bf16 GEMMs of 8192 x 10240 (or
+// 16384) x 10240 (or 16384) hold 0.83-0.93 of peak from 0.5 to 16 ms, where Vidur's PyTorch-
+// timed A100 GEMMs of the same shapes agree within 1-4% below 300 us and are 15-17% slower
+// above (median over 287 shapes).
+enum class SampleClocks { kPowerLimited, kBurst };
+
 struct KernelSample {
   SampleKind kind = SampleKind::kGemm;
   std::string op;      // what the source calls it: "attn_pre_proj", "mlp_act", "gemm", ...
@@ -29,6 +38,7 @@ struct KernelSample {
   GemmRecipe recipe = GemmRecipe::kDense;  // kGemm: how the operands are stored and scaled
   InputCast cast = InputCast::kNone;       // kGemm: the op casts its 16-bit input A first
   SampleTiming timing = SampleTiming::kLaunchIncluded;
+  SampleClocks clocks = SampleClocks::kPowerLimited;
   double tokens = 0;   // token count of the row (0 when not a per-token table); used for buckets
   int tp = 1;          // tensor-parallel degree the shapes were split by
   // kGemm: batch x [m,k]x[k,n]
@@ -48,7 +58,8 @@ struct KernelSample {
   int library_tile_m = 0, library_tile_n = 0, library_split_k = 0;
 };
 
-// Model-predicted time of a sample, through the tile-level models.
+// Model-predicted time of a sample, through the tile-level models (a burst-clock sample without
+// the power limit).
 double predict_sample(const hw::GpuSpec& gpu, const KernelParams& p, const KernelSample& s);
 
 }  // namespace exasim::models

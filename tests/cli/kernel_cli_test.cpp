@@ -285,7 +285,7 @@ TEST_CASE("cli: calibrate, then kernel with the file and the table's recipe, giv
     for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
     REQUIRE(f.size() >= 13);
     const std::string args = "kernel --gpu H100-SXM5-80GB --op gemm --recipe " + f[2] + " --m " + f[5] + " --n " + f[6] +
-                             " --k " + f[7] + " --calibration '" + out + "' --json";
+                             " --k " + f[7] + " --calibration '" + out + "' --clocks burst --json";  // the table's replays
     const Result k = run(args);
     INFO(args, "\n", k.output);
     REQUIRE(k.status == 0);
@@ -352,4 +352,23 @@ TEST_CASE("cli: calibrate errors are one clean line") {
     CHECK(contains(r.output, table));  // the file (and line) it is about
   }
   CHECK_FALSE(std::filesystem::exists("/tmp/exasim_never_written.yaml"));
+}
+
+TEST_CASE("cli: kernel --clocks: burst, power-limited after the window, sustained throughout") {
+  auto time_of = [](const std::string& clocks) {
+    const Result r = run("kernel --gpu A100-SXM4-80GB --m 8192 --n 8192 --k 8192 --json --clocks " + clocks);
+    INFO(clocks, "\n", r.output);
+    REQUIRE(r.status == 0);
+    CHECK(nlohmann::json::parse(r.output).at("clocks") == clocks);
+    return nlohmann::json::parse(r.output).at("time_s").get<double>();
+  };
+  // ~4 ms of tensor-core work: at burst clocks; the same after the power window at the family's
+  // sustained fraction (0.93 after 195 us; the A100 file keeps it); at that fraction throughout.
+  const double burst = time_of("burst"), limited = time_of("power-limited"), sustained = time_of("sustained");
+  CHECK(limited > 1.05 * burst);
+  CHECK(sustained > limited);
+  CHECK(sustained < 1.01 * burst / 0.9278 + 1e-5);
+  const Result bad = run("kernel --gpu A100-SXM4-80GB --m 8192 --n 8192 --k 8192 --clocks boost");
+  CHECK(bad.status != 0);
+  CHECK(bad.output.find("--clocks") != std::string::npos);
 }
