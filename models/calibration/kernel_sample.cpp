@@ -5,8 +5,9 @@
 namespace exasim::models {
 
 double predict_sample(const hw::GpuSpec& gpu, const KernelParams& p, const KernelSample& s) {
-  // Only the GEMM model lowers its clocks under the power limit.
-  if (s.clocks == SampleClocks::kBurst && s.kind == SampleKind::kGemm && p.sustained_clock_fraction < 1) {
+  // The GEMM and FlashAttention models lower their clocks under the power limit.
+  const bool limited = s.kind == SampleKind::kGemm || s.kind == SampleKind::kAttentionPrefill;
+  if (s.clocks == SampleClocks::kBurst && limited && p.sustained_clock_fraction < 1) {
     KernelParams burst = p;
     burst.sustained_clock_fraction = 1;
     return predict_sample(gpu, burst, s);

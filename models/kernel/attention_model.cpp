@@ -92,13 +92,16 @@ Walk backward_walk(const Resolved& r, const AttentionTiles& t) {
   return w;
 }
 
-KernelCost finish(double fixed, double t_matrix, double t_l2, double t_hbm, double flops, double bytes) {
+// The on-chip terms (t_matrix, t_l2) at burst clocks run under the power limit, as a GEMM's do.
+KernelCost finish(const KernelParams& p, double fixed, double t_matrix, double t_l2, double t_hbm, double flops,
+                  double bytes) {
   KernelCost c;
   c.flops = flops;
   c.bytes = bytes;
   double t = t_matrix;
   c.bound = Bound::kMatrix;
   if (t_l2 > t) t = t_l2, c.bound = Bound::kSmemL2;
+  t = p.power_limit()(t);
   if (t_hbm > t) t = t_hbm, c.bound = Bound::kHbm;
   if (fixed > t) c.bound = Bound::kLaunch;
   c.time_s = fixed + t;
@@ -152,10 +155,10 @@ KernelCost attention_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DTyp
   if (p.attention_cta_overhead_s > 0) {  // each CTA's own fixed work, packed on the SMs with its tiles
     const double cta = p.attention_cta_overhead_s;
     const double t_ctas = std::max((groups * w.total * tile_time + groups * w.ctas * cta) / sms, w.longest * tile_time + cta);
-    return finish(fixed, t_ctas, t_l2, t_hbm, useful_flops(r), q_o + kv);
+    return finish(p, fixed, t_ctas, t_l2, t_hbm, useful_flops(r), q_o + kv);
   }
   const double waves = std::ceil(groups * w.ctas / sms);
-  return finish(fixed + waves * p.tile_overhead_s, t_matrix, t_l2, t_hbm, useful_flops(r), q_o + kv);
+  return finish(p, fixed + waves * p.tile_overhead_s, t_matrix, t_l2, t_hbm, useful_flops(r), q_o + kv);
 }
 
 KernelCost qkv_preprocess(const hw::GpuSpec& gpu, const KernelParams& p, double tokens, double heads, double kv_heads,
@@ -188,7 +191,7 @@ KernelCost attention_backward(const hw::GpuSpec& gpu, const KernelParams& p, DTy
   // Preprocessing (dO o O row sums) and dQ fp32 -> dtype conversion: two streaming kernels.
   const KernelCost pre = streaming_kernel(gpu, p, 2 * q_side, 2 * r.batch * r.heads * r.seq_q * r.hd);
   const KernelCost post = streaming_kernel(gpu, p, q_side * (4 / e + 1), r.batch * r.heads * r.seq_q * r.hd);
-  KernelCost c = finish(p.launch_overhead_s + waves * p.tile_overhead_s, t_matrix, t_l2, t_hbm,
+  KernelCost c = finish(p, p.launch_overhead_s + waves * p.tile_overhead_s, t_matrix, t_l2, t_hbm,
                         2.5 * useful_flops(r), bytes);
   c.time_s += pre.time_s + post.time_s;
   c.bytes += pre.bytes + post.bytes;

@@ -121,7 +121,7 @@ struct Problem {
   double sms, inv_sms, inv_rate_sm, inv_smem_bw, inv_l2_bw, inv_hbm_bw, latency, l2_half, bk, inv_bk;
   double a, b, c;  // operand and result bytes of one product
   double launch, reduce_launch, tile_overhead;
-  double inv_sustained, window;  // power limit: clock fraction held after `window` s of compute
+  KernelParams::PowerLimit power_limit;
   const hw::GpuSpec* gpu;
 };
 
@@ -153,8 +153,7 @@ Problem make_problem(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype,
   q.reduce_launch = p.launch_overhead_s;
   q.launch = p.launch_overhead_s + (recipe == GemmRecipe::kWeightOnly ? p.weight_only_overhead_s : 0.0);
   q.tile_overhead = p.tile_overhead_s;
-  q.inv_sustained = 1 / std::clamp(p.sustained_clock_fraction, 0.05, 1.0);
-  q.window = p.sustained_load ? 0 : p.power_window_s;
+  q.power_limit = p.power_limit();
   q.gpu = &gpu;
   return q;
 }
@@ -248,7 +247,7 @@ SplitCost with_split(const Problem& q, const TileSetup& s, int split, bool strea
   if (t_smem > t) t = t_smem, r.bound = Bound::kSmemL2;
   if (t_l2 > t) t = t_l2, r.bound = Bound::kSmemL2;
   // On-chip work beyond the power window runs at the sustained clock (kernel_params.hpp).
-  if (t > q.window) t = q.window + (t - q.window) * q.inv_sustained;
+  t = q.power_limit(t);
   if (t_hbm > t) t = t_hbm, r.bound = Bound::kHbm;
   if (t_stream > t) t = t_stream, r.bound = Bound::kHbm;
   // Split-K: a second kernel reads the partial sums back and writes the result, after the first.

@@ -5,6 +5,7 @@
 // value can be checked for plausibility and carried to GPUs of the same family. Defaults per
 // family are measured figures with their sources (kernel_params.cpp); `calibration:` files
 // replace them.
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <string>
@@ -98,10 +99,19 @@ struct KernelParams {
   // lowers the clocks, and on-chip rates (matrix units, shared memory, L2) fall to
   // `sustained_clock_fraction` of their burst value. HBM bandwidth does not scale with the SM
   // clock. Isolated kernels shorter than the window run at burst clocks; a training step keeps
-  // the GPU busy back to back, so there every kernel runs sustained (`sustained_load`).
+  // the GPU busy back to back, so there every kernel runs sustained (`sustained_load`). The
+  // GEMM and FlashAttention models apply it to their on-chip terms (power_limit()).
   double sustained_clock_fraction = 1;
   double power_window_s = 1e-3;
   bool sustained_load = false;
+  struct PowerLimit {
+    double window, inv_sustained;
+    // On-chip time `t` at burst clocks, as it runs under the limit.
+    double operator()(double t) const { return t > window ? window + (t - window) * inv_sustained : t; }
+  };
+  PowerLimit power_limit() const {
+    return {sustained_load ? 0 : power_window_s, 1 / std::clamp(sustained_clock_fraction, 0.05, 1.0)};
+  }
   // FlashAttention main loop: fraction of the matrix peak reached by the forward and the
   // backward kernels (softmax, rescaling and the recomputation share the SM with the MMAs).
   double attention_efficiency = 0.6;
