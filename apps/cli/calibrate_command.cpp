@@ -387,6 +387,9 @@ int run_aic_gemm(const Context& ctx, CalibrateOptions o) {
   if (gpu.empty())
     throw ConfigError("cannot tell which GPU the table was measured on", {o.input, 0, ""},
                       "give --device GPU (the table's folder is not one of kernels-aic's)");
+  if (const std::size_t dropped = models::drop_decode_faster_than_hbm(measured_gpu(ctx, gpu), samples))
+    std::cout << "exasim: " << dropped << " decode calls left out: they read their KV cache faster than " << gpu
+              << "'s HBM peak, so it was not all in HBM\n";
   if (!o.evaluate.empty()) return evaluate_calibration(ctx, o, gpu, samples);
   if (o.held_out_shapes < 0) o.held_out_shapes = 0.25;
   if (o.max_fit < 0) o.max_fit = 6000;
