@@ -155,7 +155,7 @@ int run(const Context& ctx, const KernelOptions& o) {
   if (!file.empty()) cal = models::load_calibration(cal, file);
   // The power limit: an isolated kernel drops to sustained clocks after its window; a short
   // benchmark replay never reaches it (burst); a training step holds it throughout (sustained).
-  if (o.clocks == "burst") cal.kernel.sustained_clock_fraction = 1;
+  if (o.clocks == "burst") cal.kernel = cal.kernel.at_burst_clocks();
   if (o.clocks == "sustained") cal.kernel.sustained_load = true;
   if (!o.recipe.empty() && o.op != "gemm") bad("--recipe", "--recipe applies to --op gemm", "drop --recipe, or use --op gemm");
   // A table format names its own dtype (--recipe fp8_block: fp8 operands).

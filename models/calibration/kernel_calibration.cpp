@@ -21,6 +21,12 @@ std::vector<KernelSample> of_kind(const std::vector<KernelSample>& s, SampleKind
   return out;
 }
 
+// The power limit's parameters: fitted only on GEMMs measured at power-limited clocks
+// (kernel_sample.hpp SampleClocks).
+bool is_power_limit_parameter(const std::string& name) {
+  return name == "sustained_clock_fraction" || name == "power_window";
+}
+
 }  // namespace
 
 std::vector<KernelSample> spread_subset(const std::vector<KernelSample>& s, std::size_t limit, unsigned seed) {
@@ -96,10 +102,6 @@ void resolve_format_efficiencies(KernelParams& p) {
   for (int i = 0; i < kCastKernels; ++i) p.cast_efficiency[static_cast<std::size_t>(i)] = p.cast_efficiency_for(i);
   // A fixed cost fitted in log space needs a start in its range, not 0.
   if (p.weight_only_overhead_s <= 0) p.weight_only_overhead_s = 2e-6;
-}
-
-bool is_power_limit_parameter(const std::string& name) {
-  return name == "sustained_clock_fraction" || name == "power_window";
 }
 
 const std::vector<std::string>& gemm_parameter_names() {
@@ -178,9 +180,10 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
     require("GEMMs", gemms.size(), names.size());
     resolve_format_efficiencies(p);
     if (o.library_behaviours) p.smem_operand_mma = p.stream_k = p.narrow_output_16bit = 1;
-    // Measured at burst clocks only: fitted there, the power limit stays the family's.
+    // Measured at burst clocks only: the power limit is not fitted and stays the family's. The
+    // fit runs on burst parameters, which predict_sample would otherwise copy for every sample.
     const bool burst = std::none_of(names.begin(), names.end(), is_power_limit_parameter);
-    if (burst) p.sustained_clock_fraction = 1;
+    if (burst) p = p.at_burst_clocks();
     // The L2 read rate is the GPU's: GEMMs and prefill attention both stream their tiles through
     // it, so where both were measured they are fitted together. Alone, the GEMMs of B200 and
     // GB200 fit as well with an L2 bound at 54% and tensor cores at 100% as the other way round,

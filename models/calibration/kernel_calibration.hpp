@@ -18,9 +18,6 @@ namespace exasim::models {
 
 // GEMM parameters fitted to GEMM samples; memory-op parameters are fitted per op present.
 const std::vector<std::string>& gemm_parameter_names();
-// The power limit's parameters (sustained_clock_fraction, power_window): fitted only on GEMMs
-// measured at power-limited clocks (kernel_sample.hpp SampleClocks).
-bool is_power_limit_parameter(const std::string& name);
 const std::vector<std::string>& roofline_parameter_names();  // matrix_efficiency, hbm_efficiency, launch_overhead
 
 // The roofline baseline as a predictor (models/kernel/roofline.hpp): GEMMs on the matrix units,

@@ -7,11 +7,8 @@ namespace exasim::models {
 double predict_sample(const hw::GpuSpec& gpu, const KernelParams& p, const KernelSample& s) {
   // The GEMM and FlashAttention models lower their clocks under the power limit.
   const bool limited = s.kind == SampleKind::kGemm || s.kind == SampleKind::kAttentionPrefill;
-  if (s.clocks == SampleClocks::kBurst && limited && p.sustained_clock_fraction < 1) {
-    KernelParams burst = p;
-    burst.sustained_clock_fraction = 1;
-    return predict_sample(gpu, burst, s);
-  }
+  if (s.clocks == SampleClocks::kBurst && limited && p.sustained_clock_fraction < 1)
+    return predict_sample(gpu, p.at_burst_clocks(), s);
   const double launch = s.timing == SampleTiming::kLaunchIncluded ? p.host_launch_overhead_s : 0.0;
   if (s.kind == SampleKind::kGemm)
     return launch + gemm_op(gpu, p, {s.op, s.dtype, s.recipe, s.cast}, s.m, s.n, s.k, s.batch).time_s;

@@ -112,6 +112,12 @@ struct KernelParams {
   PowerLimit power_limit() const {
     return {sustained_load ? 0 : power_window_s, 1 / std::clamp(sustained_clock_fraction, 0.05, 1.0)};
   }
+  // These parameters below the power limit throughout: a short benchmark replay's clocks.
+  KernelParams at_burst_clocks() const {
+    KernelParams burst = *this;
+    burst.sustained_clock_fraction = 1;
+    return burst;
+  }
   // FlashAttention main loop: fraction of the matrix peak reached by the forward and the
   // backward kernels (softmax, rescaling and the recomputation share the SM with the MMAs).
   double attention_efficiency = 0.6;
