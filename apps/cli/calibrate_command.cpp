@@ -7,6 +7,8 @@
 //              times; whole (n, k) shapes held out (--held-out-shapes)
 //              with the same GPU's attention tables (context_/generation_attention_perf.csv) the
 //              attention models on top (aic-attention)
+//   aic-moe    AIConfigurator MoE tables (kernels-aic/<gpu>/moe_perf.csv): the fused MoE op predicted
+//              from the kernel models (moe_experts_model.hpp) on a calibration file; fits nothing
 //   aic-nccl   AIConfigurator NCCL tables (kernels-aic/<gpu>/nccl_perf.csv): the node fabric's
 //              collective parameters (calibrate_collective.cpp); whole message sizes held out
 #include <algorithm>
@@ -31,8 +33,10 @@
 #include "hw/units.hpp"
 #include "models/calibration/aic_attention_table.hpp"
 #include "models/calibration/aic_gemm_table.hpp"
+#include "models/calibration/aic_moe_table.hpp"
 #include "models/calibration/aic_nccl_table.hpp"
 #include "models/calibration/calibration_file.hpp"
+#include "models/calibration/default_calibration.hpp"
 #include "models/calibration/kernel_calibration.hpp"
 #include "models/calibration/leave_one_gpu_out.hpp"
 #include "models/calibration/vidur_op_table.hpp"
@@ -330,6 +334,28 @@ int run_leave_one_gpu_out(const Context& ctx, const CalibrateOptions& o) {
   return 0;
 }
 
+// One line per MoE call with the prediction split into its kernels (moe_experts_model.hpp) and the
+// rank's load the routing gave: which part of the op a shape's error sits in.
+void write_moe_residuals(const std::string& path, const hw::GpuSpec& gpu, const models::KernelParams& p,
+                         const std::vector<models::KernelSample>& samples) {
+  std::ofstream f(path);
+  if (!f) throw IoError("cannot write the residuals", {path, 0, ""}, "check the folder exists and is writable");
+  f << "op,line,tokens,hidden,expert_ffn,top_k,experts,active_experts,routed_tokens,measured_us,predicted_us,error,"
+       "route_us,permute_us,up_us,act_us,down_us,finalize_us\n";
+  f.precision(6);
+  const models::KernelParams burst = p.at_burst_clocks();  // the tables' clocks (predict_sample)
+  for (const models::KernelSample& s : samples) {
+    const double t = models::predict_sample(gpu, p, s);
+    const models::MoeExpertsCost c = models::moe_experts_time(gpu, burst, {"moe", s.dtype, s.recipe, s.cast}, s.moe);
+    const models::MoeExpertsShape& m = s.moe;
+    f << s.op << ',' << s.line << ',' << m.tokens << ',' << m.hidden << ',' << m.expert_ffn << ',' << m.top_k << ','
+      << m.experts << ',' << m.load.active_experts << ',' << m.load.routed_tokens << ',' << s.time_s * 1e6 << ','
+      << t * 1e6 << ',' << t / s.time_s - 1;
+    for (const models::KernelCost* k : {&c.route, &c.permute, &c.up, &c.act, &c.down, &c.finalize}) f << ',' << k->time_s * 1e6;
+    f << '\n';
+  }
+}
+
 // `--evaluate FILE`: every row of one GPU's tables predicted as exasim kernel predicts it on that
 // calibration (`none`: the datasheet + family defaults), by op and measured time; fits and
 // writes nothing. How a GPU nobody measured is predicted from another's file (e.g. H200's tables
@@ -345,8 +371,9 @@ int evaluate_calibration(const Context& ctx, const CalibrateOptions& o, const st
     cal = models::load_calibration(cal, o.evaluate);
   }
   const auto tile = models::tile_model_predictor(gpu);
-  std::vector<models::KernelSample> gemms, attention;
-  for (const auto& s : samples) (s.kind == models::SampleKind::kGemm ? gemms : attention).push_back(s);
+  std::vector<models::KernelSample> gemms, attention, moe;
+  for (const auto& s : samples)
+    (s.kind == models::SampleKind::kGemm ? gemms : s.kind == models::SampleKind::kMoeExperts ? moe : attention).push_back(s);
   std::cout << "exasim: " << gpu.name << "'s tables predicted on " << cal.kernel.source << "\n\n";
   print_accuracy(std::cout, "GEMMs", gemms,
                  {{"tile model", models::accuracy_table(gemms, cal.kernel, tile, models::BucketBy::kMeasuredTime)}},
@@ -354,6 +381,10 @@ int evaluate_calibration(const Context& ctx, const CalibrateOptions& o, const st
   print_accuracy(std::cout, "attention", attention,
                  {{"tile model", models::accuracy_table(attention, cal.kernel, tile, models::BucketBy::kMeasuredTime)}},
                  models::BucketBy::kMeasuredTime);
+  print_accuracy(std::cout, "MoE layers (routed experts)", moe,
+                 {{"tile model", models::accuracy_table(moe, cal.kernel, tile, models::BucketBy::kMeasuredTime)}},
+                 models::BucketBy::kMeasuredTime);
+  if (!o.residuals.empty() && !moe.empty()) write_moe_residuals(o.residuals, gpu, cal.kernel, moe);
   return 0;
 }
 
@@ -398,6 +429,32 @@ int run_aic_gemm(const Context& ctx, CalibrateOptions o) {
                              fs::path(o.input).parent_path().filename().string() + "/: " + tables +
                              "): kernel times (CUDA-graph replay, launch excluded)";
   return calibrate_gpu(ctx, o, gpu, samples, source, lower(gpu) + "-aic.yaml");
+}
+
+// AIConfigurator MoE tables: one GPU's (its folder names it), predicted on --evaluate FILE | none,
+// by default on the GPU's own calibration (configs/calibration/defaults.yaml). Nothing is fitted:
+// the op is made of kernels whose parameters the GEMM and memory-op fits set, so the table checks
+// them on shapes (grouped, skewed) they were not fitted on.
+int run_aic_moe(const Context& ctx, CalibrateOptions o) {
+  std::vector<models::KernelSample> samples;
+  for (const std::string& in : o.inputs) {
+    if (fs::absolute(in).parent_path() != fs::absolute(o.input).parent_path())
+      throw ConfigError("tables of two GPUs", {in, 0, ""}, "give one GPU's moe_perf.csv per run");
+    const models::AicMoeTable t = models::read_aic_moe_table(in);
+    std::cout << "exasim: " << t.samples.size() << " MoE calls read from " << in;
+    for (const auto& [format, rows] : t.left_out) std::cout << "; " << rows << " rows of " << format << " left out";
+    std::cout << (t.left_out.empty() ? "" : " (no GEMM recipe for that format)") << "\n";
+    samples.insert(samples.end(), t.samples.begin(), t.samples.end());
+  }
+  const std::string gpu = o.device.empty() ? models::aic_table_gpu(o.input) : o.device;
+  if (gpu.empty())
+    throw ConfigError("cannot tell which GPU the table was measured on", {o.input, 0, ""},
+                      "give --device GPU (the table's folder is not one of kernels-aic's)");
+  if (o.evaluate.empty()) {
+    o.evaluate = models::calibration_file_for("", ctx.configs_dir, models::CalibrationFor::kGpu, gpu);
+    if (o.evaluate.empty()) o.evaluate = "none";
+  }
+  return evaluate_calibration(ctx, o, gpu, samples);
 }
 
 // AIConfigurator NCCL tables: one node per call (its folder names the GPU and so the server).
@@ -473,6 +530,8 @@ constexpr InputFormat kFormats[] = {
      models::is_aic_gemm_table, run_aic_gemm},
     {"aic-attention", "AIConfigurator attention table (kernels-aic/<gpu>/context_ or generation_attention_perf.csv; give the GPU's gemm_perf.csv with it)",
      models::is_aic_attention_table, run_aic_gemm},
+    {"aic-moe", "AIConfigurator MoE table (kernels-aic/<gpu>/moe_perf.csv): the fused MoE op on a calibration file (--evaluate; default: the GPU's own)",
+     models::is_aic_moe_table, run_aic_moe},
     {"aic-nccl", "AIConfigurator NCCL table (kernels-aic/<gpu>/nccl_perf.csv, and custom_allreduce_perf.csv beside it): the node's collective parameters",
      models::is_aic_nccl_table, run_aic_nccl},
 };

@@ -17,6 +17,7 @@
 #include "models/kernel/attention_model.hpp"
 #include "models/kernel/gemm_model.hpp"
 #include "models/kernel/kernel_models.hpp"
+#include "models/kernel/moe_experts_model.hpp"
 
 namespace exasim::cli {
 
@@ -34,6 +35,11 @@ struct KernelOptions {
   bool no_causal = false;
   double window = 0;
   double rows = 0, cols = 0, params = 0;
+  // moe: the layer, its split over ranks, and the routing
+  double tokens = 0, hidden = 0, ffn = 0, experts = 0, top_k = 0;
+  int ep = 1, moe_tp = 1;
+  std::string routing = "balanced";
+  bool no_gated = false;
   bool json = false;
 };
 
@@ -110,9 +116,41 @@ models::AttentionShape attention_shape(const KernelOptions& o, const std::string
   return s;
 }
 
+// One MoE layer's routed experts on one expert-parallel rank (moe_experts_model.hpp).
+Answer run_moe(const hw::GpuSpec& g, const models::KernelParams& p, DType t, const KernelOptions& o) {
+  const std::string op = "moe";
+  need(o.tokens, "--tokens", op), need(o.hidden, "--hidden", op), need(o.ffn, "--ffn", op);
+  need(o.experts, "--experts", op), need(o.top_k, "--top-k", op);
+  const auto whole = [](double v) { return v == std::floor(v) && v <= 1e9; };
+  if (!whole(o.experts) || !whole(o.top_k) || o.top_k > o.experts)
+    bad("--top-k", "--top-k and --experts must be whole numbers with top-k <= experts", "e.g. --experts 8 --top-k 2");
+  if (o.ep < 1 || std::fmod(o.experts, o.ep) != 0)
+    bad("--ep", "--ep must divide --experts (" + std::to_string(static_cast<long long>(o.experts)) + ")",
+        "expert parallelism gives every rank the same number of experts");
+  if (o.moe_tp < 1 || std::fmod(o.ffn, o.moe_tp) != 0)
+    bad("--moe-tp", "--moe-tp must divide --ffn", "each expert's FFN is split evenly over --moe-tp ranks");
+  const auto routing = models::parse_expert_routing(o.routing);
+  if (!routing) bad("--routing", "unknown routing \"" + o.routing + "\"", "balanced, uniform or power_law_A (e.g. power_law_1.2)");
+  models::MoeExpertsShape s;
+  s.tokens = o.tokens, s.hidden = o.hidden, s.expert_ffn = o.ffn / o.moe_tp, s.top_k = o.top_k, s.experts = o.experts;
+  s.gated = !o.no_gated;
+  s.load = models::busiest_rank_experts(*routing, o.tokens, static_cast<int>(o.top_k), static_cast<int>(o.experts), o.ep);
+  const models::MoeExpertsCost c = models::moe_experts_time(g, p, gemm_format_of(o, t), s);
+  Answer a{c.total};
+  a.detail = {{"routing", models::expert_routing_name(*routing)},
+              {"active_experts", s.load.active_experts},
+              {"routed_tokens", s.load.routed_tokens}};
+  const std::pair<const char*, const models::KernelCost*> parts[] = {{"route_s", &c.route}, {"permute_s", &c.permute},
+                                                                     {"up_s", &c.up},       {"act_s", &c.act},
+                                                                     {"down_s", &c.down},   {"finalize_s", &c.finalize}};
+  for (const auto& [name, k] : parts) a.detail[name] = k->time_s;
+  return a;
+}
+
 Answer run_op(const hw::GpuSpec& g, const models::KernelParams& p, DType t, const KernelOptions& o) {
   const std::string& op = o.op;
   if (op == "gemm") return run_gemm(g, p, t, o);
+  if (op == "moe") return run_moe(g, p, t, o);
   if (op == "attention_prefill") return {models::attention_prefill(g, p, t, attention_shape(o, op))};
   if (op == "attention_backward") return {models::attention_backward(g, p, t, attention_shape(o, op))};
   if (op == "attention_decode") {
@@ -134,7 +172,7 @@ Answer run_op(const hw::GpuSpec& g, const models::KernelParams& p, DType t, cons
   const auto mop = models::memory_op_from_name(op);
   if (!mop) {
     bad("--op", "unknown kernel \"" + op + "\"",
-        "use gemm, attention_prefill, attention_backward, attention_decode, elementwise, residual_add, silu_mul, gelu, "
+        "use gemm, moe, attention_prefill, attention_backward, attention_decode, elementwise, residual_add, silu_mul, gelu, "
         "rmsnorm, layernorm, softmax, rope, embedding, adam (or a *_backward memory op)");
   }
   need(o.rows, "--rows", op), need(o.cols, "--cols", op);
@@ -157,9 +195,10 @@ int run(const Context& ctx, const KernelOptions& o) {
   // benchmark replay never reaches it (burst); a training step holds it throughout (sustained).
   if (o.clocks == "burst") cal.kernel = cal.kernel.at_burst_clocks();
   if (o.clocks == "sustained") cal.kernel.sustained_load = true;
-  if (!o.recipe.empty() && o.op != "gemm") bad("--recipe", "--recipe applies to --op gemm", "drop --recipe, or use --op gemm");
+  const bool gemms = o.op == "gemm" || o.op == "moe";
+  if (!o.recipe.empty() && !gemms) bad("--recipe", "--recipe applies to --op gemm and moe", "drop --recipe, or use --op gemm");
   // A table format names its own dtype (--recipe fp8_block: fp8 operands).
-  const DType operands = o.op == "gemm" ? gemm_format_of(o, *dtype).dtype : *dtype;
+  const DType operands = gemms ? gemm_format_of(o, *dtype).dtype : *dtype;
   const std::string dtype_text = operands == *dtype ? o.dtype : std::string(dtype_name(operands));
   const Answer a = run_op(gpu, cal.kernel, operands, o);
   const models::KernelCost& c = a.cost;
@@ -185,7 +224,12 @@ int run(const Context& ctx, const KernelOptions& o) {
   t.add_row({"bound", models::bound_name(c.bound)});
   t.add_row({"achieved", units::format(c.achieved_flops(), Dimension::kFlopRate, 4)});
   t.add_row({"memory traffic", units::format(c.achieved_bytes_per_s(), Dimension::kBandwidth, 4)});
-  for (auto& [key, v] : a.detail.items()) t.add_row({key, v.is_string() ? v.get<std::string>() : v.dump()});
+  for (auto& [key, v] : a.detail.items()) {
+    const bool time = key.size() > 2 && key.ends_with("_s") && v.is_number();
+    t.add_row({key, v.is_string() ? v.get<std::string>()
+                    : time         ? units::format(v.get<double>(), Dimension::kTime, 4)
+                                   : v.dump()});
+  }
   std::cout << "exasim: " << o.op << " on " << gpu.name << " (" << dtype_text << (o.recipe.empty() ? "" : ", " + o.recipe)
             << "); kernel parameters: " << cal.kernel.source
             << "\n";
@@ -205,11 +249,11 @@ void add_kernel_command(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand("kernel", "predict one kernel's time, bound and achieved rates");
   cmd->add_option("--gpu", o->gpu, "catalog GPU (exasim hw list --kind gpu)")->required();
   cmd->add_option("--op", o->op,
-                  "gemm | attention_prefill | attention_backward | attention_decode | elementwise | residual_add | "
+                  "gemm | moe | attention_prefill | attention_backward | attention_decode | elementwise | residual_add | "
                   "silu_mul | gelu | rmsnorm | layernorm | softmax | rope | embedding | adam");
   cmd->add_option("--dtype", o->dtype, "fp32 | tf32 | fp16 | bf16 | fp8 | fp4 | int8 (KV cache dtype for decode)");
   cmd->add_option("--recipe", o->recipe,
-                  "gemm: the op as a kernel table names it, input cast included (bfloat16, float16, fp8, fp8_static, "
+                  "gemm, moe: the op as a kernel table names it, input cast included (bfloat16, float16, fp8, fp8_static, "
                   "fp8_block, nvfp4, sq, int8_wo, int4_wo), or per_tensor | static | per_group | block_scaled | "
                   "weight_only for the --dtype operands (default: a bare GEMM)");
   cmd->add_option("--calibration", o->calibration,
@@ -235,6 +279,16 @@ void add_kernel_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--rows", o->rows, "memory ops: rows (tokens)");
   cmd->add_option("--cols", o->cols, "memory ops: columns (hidden size)");
   cmd->add_option("--params", o->params, "adam: parameters updated");
+  cmd->add_option("--tokens", o->tokens, "moe: tokens entering the layer on this GPU");
+  cmd->add_option("--hidden", o->hidden, "moe: hidden size");
+  cmd->add_option("--ffn", o->ffn, "moe: one expert's intermediate size (before --moe-tp)");
+  cmd->add_option("--experts", o->experts, "moe: routed experts of the layer");
+  cmd->add_option("--top-k", o->top_k, "moe: experts each token picks");
+  cmd->add_option("--ep", o->ep, "moe: expert-parallel ranks (the experts are spread over them)");
+  cmd->add_option("--moe-tp", o->moe_tp, "moe: ranks each expert's FFN is split over");
+  cmd->add_option("--routing", o->routing,
+                  "moe: balanced | uniform | power_law_A (the busiest rank of a power-law skew, as AIConfigurator draws it)");
+  cmd->add_flag("--no-gated", o->no_gated, "moe: a plain activation (not SwiGLU)");
   cmd->add_flag("--json", o->json, "print JSON (time_s, bound, tflops, bytes_per_s, ...)");
   cmd->callback([&ctx, o, cmd] {
     o->dtype_given = cmd->count("--dtype") > 0;

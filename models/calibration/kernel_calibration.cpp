@@ -59,6 +59,8 @@ bool sample_held_out(const KernelSample& s, double fraction, unsigned seed) {
     case SampleKind::kAttentionPrefill:
     case SampleKind::kAttentionDecode:  // a model's attention geometry, as a new model would bring
       return shape_held_out(s.heads * 1024 + s.kv_heads, s.head_dim * 1048576 + s.window, fraction, seed);
+    case SampleKind::kMoeExperts:  // a model's expert geometry
+      return shape_held_out(s.moe.hidden * 1048576 + s.moe.expert_ffn, s.moe.experts * 64 + s.moe.top_k, fraction, seed);
     case SampleKind::kMemoryOp: return false;
   }
   return false;

@@ -6,7 +6,8 @@ namespace exasim::models {
 
 double predict_sample(const hw::GpuSpec& gpu, const KernelParams& p, const KernelSample& s) {
   // The GEMM and FlashAttention models lower their clocks under the power limit.
-  const bool limited = s.kind == SampleKind::kGemm || s.kind == SampleKind::kAttentionPrefill;
+  const bool limited = s.kind == SampleKind::kGemm || s.kind == SampleKind::kAttentionPrefill ||
+                       s.kind == SampleKind::kMoeExperts;
   if (s.clocks == SampleClocks::kBurst && limited && p.sustained_clock_fraction < 1)
     return predict_sample(gpu, p.at_burst_clocks(), s);
   const double launch = s.timing == SampleTiming::kLaunchIncluded ? p.host_launch_overhead_s : 0.0;
@@ -28,6 +29,8 @@ double predict_sample(const hw::GpuSpec& gpu, const KernelParams& p, const Kerne
     return launch + qkv_preprocess(gpu, p, s.batch, s.heads, s.kv_heads, s.head_dim, DType::kBf16, DType::kBf16, s.cache_dtype).time_s +
            attention_decode(gpu, p, s.dtype, d).time_s;
   }
+  if (s.kind == SampleKind::kMoeExperts)
+    return launch + moe_experts_time(gpu, p, {"moe", s.dtype, s.recipe, s.cast}, s.moe).total.time_s;
   return launch + memory_op(gpu, p, s.memory_op, s.dtype, s.rows, s.cols).time_s;
 }
 

@@ -7,12 +7,14 @@
 
 #include "hw/dtype.hpp"
 #include "models/kernel/kernel_models.hpp"
+#include "models/kernel/moe_experts_model.hpp"
 
 namespace exasim::models {
 
 // kAttentionPrefill: FlashAttention forward over `seq` query tokens per sequence (causal);
-// kAttentionDecode: one query token per sequence over a KV cache of `context` tokens.
-enum class SampleKind { kGemm, kMemoryOp, kAttentionPrefill, kAttentionDecode };
+// kAttentionDecode: one query token per sequence over a KV cache of `context` tokens;
+// kMoeExperts: a fused MoE op's routed experts on one rank (moe_experts_model.hpp).
+enum class SampleKind { kGemm, kMemoryOp, kAttentionPrefill, kAttentionDecode, kMoeExperts };
 
 // What a measured time covers. Kernel: the GPU's time of the kernel alone (CUDA-graph replays
 // timed between events, nccl-tests; AIConfigurator's tables). Launch included: an op timed on
@@ -51,6 +53,8 @@ struct KernelSample {
   // compute dtype, the decode's KV-cache dtype.
   double seq = 0, context = 0, heads = 0, kv_heads = 0, head_dim = 128, window = 0;
   DType cache_dtype = DType::kBf16;  // the KV cache's (prefill writes it)
+  // kMoeExperts: the layer and the measured rank's load; dtype, recipe: the grouped GEMMs' format.
+  MoeExpertsShape moe;
   double time_s = 0;   // measured (median of repeats)
   double power_w = 0;  // board power while it ran, where the table says (0: not measured)
   // kGemm, where the measurement says (exasim-bench profiles): the output tile and split-K the

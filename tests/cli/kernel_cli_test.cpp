@@ -372,3 +372,45 @@ TEST_CASE("cli: kernel --clocks: burst, power-limited after the window, sustaine
   CHECK(bad.status != 0);
   CHECK(bad.output.find("--clocks") != std::string::npos);
 }
+
+TEST_CASE("cli: kernel --op moe: the rank's experts, its parts, and the table's rows as calibrate predicts them") {
+  const std::string shape = "kernel --gpu H100-SXM5-80GB --op moe --hidden 2048 --ffn 512 --experts 256 --top-k 8 --clocks burst";
+  // One token of a top-8 router: eight experts' weights, one copy each.
+  const auto one = run_json(shape + " --tokens 1");
+  CHECK(one["active_experts"].get<double>() == 8);
+  CHECK(one["routed_tokens"].get<double>() == 8);
+  double parts = 0;
+  for (const char* k : {"route_s", "permute_s", "up_s", "act_s", "down_s", "finalize_s"}) parts += one[k].get<double>();
+  CHECK(parts == exasim::testing::approx(one["time_s"].get<double>()));
+  // H100 measured 41.84 us for this row (kernels-aic moe_perf, balanced, one rank).
+  CHECK(one["time_s"].get<double>() == exasim::testing::approx(41.84e-6).epsilon(0.15));
+  // Over 8 ranks the busiest under the power-law skew does more than its balanced share.
+  const auto even = run_json(shape + " --tokens 4096 --ep 8");
+  const auto skew = run_json(shape + " --tokens 4096 --ep 8 --routing power_law_1.2");
+  CHECK(even["routed_tokens"].get<double>() == 4096);
+  CHECK(skew["routed_tokens"].get<double>() > 4096);
+  CHECK(skew["time_s"].get<double>() > even["time_s"].get<double>());
+  // The table's recipe: fp8 operands halve the gathered copies' bytes.
+  const auto fp8 = run_json(shape + " --tokens 4096 --recipe fp8");
+  CHECK(fp8["dtype"] == "fp8");
+  // calibrate --format aic-moe predicts the table on the GPU's own file, fitting nothing.
+  const Result c = run("calibrate --format aic-moe '" + std::string(EXASIM_TEST_DATA) +
+                       "/kernels-aic/h100_sxm/moe_perf.csv' --device H100-SXM5-80GB");
+  INFO(c.output);
+  CHECK(c.status == 0);
+  CHECK(contains(c.output, "7 MoE calls read"));
+  CHECK(contains(c.output, "1 rows of w4a16_mxfp4 left out"));
+  CHECK(contains(c.output, "h100-sxm5-80gb-aic.yaml"));
+  CHECK(contains(c.output, "moe bfloat16 balanced"));
+  // Refusals: one clean line naming the option.
+  for (const auto& [args, option] : std::vector<std::pair<std::string, std::string>>{
+           {" --tokens 16 --ep 3", "--ep"},
+           {" --tokens 16 --moe-tp 3", "--moe-tp"},
+           {" --tokens 16 --routing zipf", "--routing"},
+           {" --tokens 0", "--tokens"},
+           {" --tokens 16 --top-k 300", "--top-k"}}) {
+    const Result r = run(shape + args);
+    check_clean_error(r);
+    CHECK(contains(r.output, option));
+  }
+}
