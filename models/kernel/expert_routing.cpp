@@ -66,9 +66,10 @@ ExpertLoad balanced(std::int64_t T, int k, int E, int L) {
 }
 
 // Distinct top_k picks per token: an expert is missed by a token with probability 1 - k / E.
+// The busiest rank has at least one copy on one expert.
 ExpertLoad uniform(double T, int k, int E, int ep) {
   const double missed = std::pow(1 - static_cast<double>(k) / E, T);
-  return {static_cast<double>(E) / ep * (1 - missed), T * k / ep};
+  return {std::max(1.0, static_cast<double>(E) / ep * (1 - missed)), std::max(1.0, T * k / ep)};
 }
 
 // AIConfigurator's power_law_logits_v3, the busiest rank, averaged over kDraws seeded draws.

@@ -6,7 +6,7 @@
 //              s = ceil(E / top_k) (AIConfigurator's balanced_logits; below s tokens the picks
 //              are spread over the ring the same way); the rank holding experts [0, E / ep)
 //   uniform    each token's top_k distinct experts drawn uniformly at random: the expected
-//              counts, the same on every rank
+//              counts, the same on every rank (at least one copy on one expert)
 //   power law  expert loads drawn from a power law of exponent alpha (AIConfigurator's
 //              power_law_logits_v3: loads x^-alpha on [1, 0.8 T] when T top_k > E, else on
 //              [0.01, 2], scaled to T top_k token copies and rounded, experts placed on ranks

@@ -6,6 +6,7 @@
 
 #include "models/collective/custom_all_reduce.hpp"
 #include "models/kernel/kernel_models.hpp"
+#include "models/kernel/moe_experts_model.hpp"
 
 namespace exasim::workloads::serving {
 
@@ -79,9 +80,10 @@ double IterationCostModel::layer_linear_time(double tokens, bool moe_layer) cons
     t += models::gemm_time(g, p, w, T, x.h, x.ffn).time_s;
     return t;
   }
-  // MoE: router, shared experts (dense), routed experts as one grouped GEMM over the experts
-  // that at least one token visits. Experts are split over ep ranks and each expert's FFN over
-  // the tp/ep ranks that share it.
+  // MoE: router, shared experts (dense), and the routed experts as the engine's fused MoE op runs
+  // them (moe_experts_model.hpp: top-k, permute, grouped GEMMs over the experts at least one
+  // token visits, finalize), the picks uniform over the experts. Experts are split over ep ranks
+  // and each expert's FFN over the tp/ep ranks that share it.
   const MoeSpec& moe = *m.moe;
   const int tp = in_.parallelism.tp, ep = in_.parallelism.ep;
   const double expert_ffn = static_cast<double>(moe.expert_ffn > 0 ? moe.expert_ffn : m.ffn) / (tp / ep);
@@ -92,17 +94,12 @@ double IterationCostModel::layer_linear_time(double tokens, bool moe_layer) cons
     t += models::memory_op(g, p, act, kAct, T, f).time_s;
     t += models::gemm_time(g, p, w, T, x.h, f).time_s;
   }
-  const double assignments = T * moe.top_k;
-  const double experts = moe.experts;
-  // Expected distinct experts hit by `assignments` uniform picks.
-  const double active = experts * (1 - std::pow(1 - 1 / experts, assignments));
-  const double local_active = std::max(1.0, active / ep);
-  const double local_tokens = assignments / ep;
-  const double m_per_expert = std::max(1.0, local_tokens / local_active);
-  t += models::gemm_time(g, p, w, m_per_expert, up * expert_ffn, x.h, local_active).time_s;
-  t += models::memory_op(g, p, act, kAct, local_tokens, expert_ffn).time_s;
-  t += models::gemm_time(g, p, w, m_per_expert, x.h, expert_ffn, local_active).time_s;
-  return t;
+  models::MoeExpertsShape experts;
+  experts.tokens = T, experts.hidden = x.h, experts.expert_ffn = expert_ffn, experts.top_k = moe.top_k;
+  experts.experts = moe.experts, experts.gated = m.gated_mlp;
+  experts.load = models::busiest_rank_experts({models::ExpertRoutingKind::kUniform, 0}, T, moe.top_k, moe.experts, ep);
+  const models::GemmFormat format{"", w, models::GemmRecipe::kDense, models::InputCast::kNone};
+  return t + models::moe_experts_time(g, p, format, experts).total.time_s;
 }
 
 // Collectives of one layer: all-reduces after attention and MLP (TP), or the MoE token dispatch
