@@ -450,6 +450,11 @@ int run_aic_moe(const Context& ctx, CalibrateOptions o) {
   if (gpu.empty())
     throw ConfigError("cannot tell which GPU the table was measured on", {o.input, 0, ""},
                       "give --device GPU (the table's folder is not one of kernels-aic's)");
+  const models::MoeRowsDropped dropped = models::drop_moe_rows_slower_than_more_work(samples);
+  if (dropped.than_more_tokens + dropped.than_half_ranks > 0)
+    std::cout << "exasim: balanced MoE calls left out, slower than a measurement of more work: "
+              << dropped.than_more_tokens << " than the same layer at more tokens, " << dropped.than_half_ranks
+              << " (whole configurations) than over half as many ranks\n";
   if (o.evaluate.empty()) {
     o.evaluate = models::calibration_file_for("", ctx.configs_dir, models::CalibrationFor::kGpu, gpu);
     if (o.evaluate.empty()) o.evaluate = "none";

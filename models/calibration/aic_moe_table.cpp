@@ -1,6 +1,9 @@
 #include "models/calibration/aic_moe_table.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <limits>
+#include <set>
 #include <tuple>
 
 #include "hw/error.hpp"
@@ -77,6 +80,7 @@ AicMoeTable read_aic_moe_table(const std::string& path) {
     s.moe.load = it->second;
     s.op = std::string("moe ") + (s.moe.gated ? "" : "nongated ") + format_name + " " + dist;
     s.tokens = T;
+    s.tp = static_cast<int>(tp), s.ep = static_cast<int>(ep);
     s.time_s = rows.positive("latency") * 1e-3;
     out.samples.push_back(s);
   }
@@ -87,5 +91,53 @@ AicMoeTable read_aic_moe_table(const std::string& path) {
 }
 
 bool is_aic_moe_table(const std::string& path) { return csv_has_columns(path, kColumns); }
+
+MoeRowsDropped drop_moe_rows_slower_than_more_work(std::vector<KernelSample>& samples, double tolerance) {
+  // A balanced configuration: everything but the token count.
+  using Config = std::tuple<std::string, double, double, double, double, bool, int, int>;
+  const auto config = [](const KernelSample& s, int ep) {
+    return Config{s.op, s.moe.hidden, s.moe.expert_ffn, s.moe.experts, s.moe.top_k, s.moe.gated, s.tp, ep};
+  };
+  const auto balanced = [](const KernelSample& s) {
+    return s.kind == SampleKind::kMoeExperts && s.op.ends_with(" balanced");
+  };
+  std::map<Config, std::map<double, double>> times;  // config -> tokens -> measured
+  for (const KernelSample& s : samples)
+    if (balanced(s)) times[config(s, s.ep)][s.tokens] = s.time_s;
+  std::set<Config> slower;
+  for (const auto& [c, by_tokens] : times) {
+    if (std::get<7>(c) < 2) continue;
+    Config half = c;
+    std::get<7>(half) /= 2;
+    const auto h = times.find(half);
+    if (h == times.end()) continue;
+    std::vector<double> ratios;
+    for (const auto& [tokens, t] : by_tokens)
+      if (const auto it = h->second.find(tokens); it != h->second.end()) ratios.push_back(t / it->second);
+    if (ratios.empty()) continue;
+    std::nth_element(ratios.begin(), ratios.begin() + static_cast<long>(ratios.size() / 2), ratios.end());
+    if (ratios[ratios.size() / 2] > tolerance) slower.insert(c);
+  }
+  // The fastest time at each token count or more, per configuration.
+  std::map<Config, std::map<double, double>> fastest_from;
+  for (const auto& [c, by_tokens] : times) {
+    double best = std::numeric_limits<double>::infinity();
+    auto& f = fastest_from[c];
+    for (auto it = by_tokens.rbegin(); it != by_tokens.rend(); ++it) {
+      f[it->first] = best;  // over strictly more tokens
+      best = std::min(best, it->second);
+    }
+  }
+  MoeRowsDropped dropped;
+  const auto first = std::remove_if(samples.begin(), samples.end(), [&](const KernelSample& s) {
+    if (!balanced(s)) return false;
+    const Config c = config(s, s.ep);
+    if (slower.contains(c)) return ++dropped.than_half_ranks, true;
+    if (s.time_s > tolerance * fastest_from[c][s.tokens]) return ++dropped.than_more_tokens, true;
+    return false;
+  });
+  samples.erase(first, samples.end());
+  return dropped;
+}
 
 }  // namespace exasim::models

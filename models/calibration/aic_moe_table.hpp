@@ -36,4 +36,18 @@ AicMoeTable read_aic_moe_table(const std::string& path);
 
 bool is_aic_moe_table(const std::string& path);
 
+// Balanced rows that took longer than a measurement of more work, left out: under balanced
+// routing a rank's work grows with the tokens and shrinks with the ranks (half the experts and
+// copies, the same routing and finalize over all tokens), so a row more than `tolerance` slower
+//   than_more_tokens   than the same configuration (layer, format, moe_tp, moe_ep) at more tokens
+//   than_half_ranks    than the configuration over half as many ranks, by the median ratio over
+//                      the token counts both have (the whole configuration is left out)
+// did not measure the kernels the table names (H100: E = 16, top 1, EP 16 is flat at 460-500 us
+// from 1 to 512 tokens and 221 us at 2048; 72 configurations 1.8-2.7x slower than over half
+// the ranks at every token count).
+struct MoeRowsDropped {
+  std::size_t than_more_tokens = 0, than_half_ranks = 0;
+};
+MoeRowsDropped drop_moe_rows_slower_than_more_work(std::vector<KernelSample>& samples, double tolerance = 1.3);
+
 }  // namespace exasim::models

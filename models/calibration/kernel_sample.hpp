@@ -43,6 +43,7 @@ struct KernelSample {
   SampleClocks clocks = SampleClocks::kPowerLimited;
   double tokens = 0;   // token count of the row (0 when not a per-token table); used for buckets
   int tp = 1;          // tensor-parallel degree the shapes were split by
+  int ep = 1;          // kMoeExperts: expert-parallel ranks the experts were spread over
   // kGemm: batch x [m,k]x[k,n]
   double m = 0, n = 0, k = 0, batch = 1;
   // kMemoryOp: `memory_op` over [rows, cols]

@@ -179,3 +179,29 @@ TEST_CASE("AIConfigurator MoE tables: malformed rows are refused with file, line
       {"moe_mxfp4_only.csv", 2, ": no MoE call in the table the model can price"},
   });
 }
+
+TEST_CASE("AIConfigurator MoE tables: balanced rows slower than a measurement of more work are left out") {
+  const auto row = [](double tokens, int ep, double time_us, const char* op = "moe bfloat16 balanced") {
+    KernelSample s;
+    s.kind = SampleKind::kMoeExperts;
+    s.op = op;
+    s.moe.hidden = 4096, s.moe.expert_ffn = 1024, s.moe.experts = 64, s.moe.top_k = 4;
+    s.tokens = s.moe.tokens = tokens, s.ep = ep, s.time_s = time_us * 1e-6;
+    return s;
+  };
+  std::vector<KernelSample> rows = {
+      // One rank: 16 tokens took 5x what 32 did (dropped); 64 within 1.3x of 128's time (kept).
+      row(16, 1, 100), row(32, 1, 20), row(64, 1, 30), row(128, 1, 25),
+      // Two ranks, each half the work, measured twice as slow at every token count: all dropped.
+      row(16, 2, 40), row(32, 2, 40), row(64, 2, 60), row(128, 2, 50),
+      // Four ranks against two: faster, kept. A skewed row is not judged (its draw varies).
+      row(16, 4, 10), row(32, 4, 10), row(64, 4, 10), row(128, 4, 10), row(16, 1, 500, "moe bfloat16 power_law_1.2")};
+  const MoeRowsDropped d = drop_moe_rows_slower_than_more_work(rows);
+  CHECK(d.than_more_tokens == 1);
+  CHECK(d.than_half_ranks == 4);
+  REQUIRE(rows.size() == 8);
+  CHECK(rows[0].tokens == 32);
+  CHECK(rows[2].tokens == 128);
+  CHECK(rows[3].ep == 4);
+  CHECK(rows.back().op == "moe bfloat16 power_law_1.2");
+}
