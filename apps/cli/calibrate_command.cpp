@@ -195,9 +195,13 @@ int calibrate_gpu(const Context& ctx, const CalibrateOptions& o, const std::stri
   const auto roof = models::roofline_predictor(gpu);
   const auto closest = models::closest_tile_predictor(gpu);
   for (const auto* set : {&c.fit_set, &c.held_out}) {
-    std::vector<models::KernelSample> gemms, mems, attention;
+    std::vector<models::KernelSample> gemms, mems, attention, moe;
     for (const auto& s : *set)
-      (s.kind == models::SampleKind::kGemm ? gemms : s.kind == models::SampleKind::kMemoryOp ? mems : attention).push_back(s);
+      (s.kind == models::SampleKind::kGemm           ? gemms
+       : s.kind == models::SampleKind::kMemoryOp     ? mems
+       : s.kind == models::SampleKind::kMoeExperts   ? moe
+                                                     : attention)
+          .push_back(s);
     const std::string which = set == &c.fit_set ? "fit set" : "held out";
     print_accuracy(out, which + ", GEMMs", gemms,
                    {{"tile model", models::accuracy_table(gemms, c.fitted, tile)},
@@ -222,6 +226,10 @@ int calibrate_gpu(const Context& ctx, const CalibrateOptions& o, const std::stri
     print_accuracy(out, which + ", attention", attention,
                    {{"tile model", models::accuracy_table(attention, c.fitted, tile, models::BucketBy::kMeasuredTime)},
                     {"family default", models::accuracy_table(attention, c.family, tile, models::BucketBy::kMeasuredTime)}},
+                   models::BucketBy::kMeasuredTime);
+    print_accuracy(out, which + ", MoE layers (routed experts)", moe,
+                   {{"tile model", models::accuracy_table(moe, c.fitted, tile, models::BucketBy::kMeasuredTime)},
+                    {"family default", models::accuracy_table(moe, c.family, tile, models::BucketBy::kMeasuredTime)}},
                    models::BucketBy::kMeasuredTime);
     print_accuracy(out, which + ", memory-bound ops", mems,
                    {{"tile model", models::accuracy_table(mems, c.fitted, tile)},
@@ -259,6 +267,7 @@ int calibrate_gpu(const Context& ctx, const CalibrateOptions& o, const std::stri
   held_out_errors("held_out_attention_error", [](models::SampleKind k) {
     return k == models::SampleKind::kAttentionPrefill || k == models::SampleKind::kAttentionDecode;
   });
+  held_out_errors("held_out_moe_error", [](models::SampleKind k) { return k == models::SampleKind::kMoeExperts; });
   if (std::any_of(c.fit_set.begin(), c.fit_set.end(), [](const models::KernelSample& s) { return s.kind == models::SampleKind::kGemm; }))
     h.fit.emplace_back("gemm_mean_abs_error", fmt_percent(c.gemm_fit_error, 2));
   if (!at_bounds.empty()) h.fit.emplace_back("at_bounds", at_bounds_text);
@@ -388,6 +397,21 @@ int evaluate_calibration(const Context& ctx, const CalibrateOptions& o, const st
   return 0;
 }
 
+// An AIConfigurator MoE table's rows the model can price, without the balanced rows slower than a
+// measurement of more work; says what it left out.
+std::vector<models::KernelSample> read_moe_table(const std::string& in) {
+  models::AicMoeTable t = models::read_aic_moe_table(in);
+  std::cout << "exasim: " << t.samples.size() << " MoE calls read from " << in;
+  for (const auto& [format, rows] : t.left_out) std::cout << "; " << rows << " rows of " << format << " left out";
+  std::cout << (t.left_out.empty() ? "" : " (no GEMM recipe for that format)") << "\n";
+  const models::MoeRowsDropped dropped = models::drop_moe_rows_slower_than_more_work(t.samples);
+  if (dropped.than_more_tokens + dropped.than_half_ranks > 0)
+    std::cout << "exasim: balanced MoE calls left out, slower than a measurement of more work: "
+              << dropped.than_more_tokens << " than the same layer at more tokens, " << dropped.than_half_ranks
+              << " (whole configurations) than over half as many ranks\n";
+  return t.samples;
+}
+
 // AIConfigurator GEMM tables: one GPU per call (its folder names it), kernel-only times.
 int run_aic_gemm(const Context& ctx, CalibrateOptions o) {
   if (o.leave_one_gpu_out) return run_leave_one_gpu_out(ctx, o);
@@ -407,9 +431,11 @@ int run_aic_gemm(const Context& ctx, CalibrateOptions o) {
     } else if (models::is_aic_attention_table(in)) {
       read = models::read_aic_attention_table(in);
       std::cout << "exasim: " << read.size() << " attention calls read from " << in << "\n";
+    } else if (models::is_aic_moe_table(in)) {
+      read = read_moe_table(in);
     } else {
-      throw ConfigError("not an AIConfigurator GEMM or attention table", {in, 0, ""},
-                        "give gemm_perf.csv, context_attention_perf.csv, generation_attention_perf.csv");
+      throw ConfigError("not an AIConfigurator GEMM, attention or MoE table", {in, 0, ""},
+                        "give gemm_perf.csv, context_attention_perf.csv, generation_attention_perf.csv, moe_perf.csv");
     }
     samples.insert(samples.end(), read.begin(), read.end());
     tables += (tables.empty() ? "" : ", ") + fs::path(in).filename().string();
@@ -440,21 +466,13 @@ int run_aic_moe(const Context& ctx, CalibrateOptions o) {
   for (const std::string& in : o.inputs) {
     if (fs::absolute(in).parent_path() != fs::absolute(o.input).parent_path())
       throw ConfigError("tables of two GPUs", {in, 0, ""}, "give one GPU's moe_perf.csv per run");
-    const models::AicMoeTable t = models::read_aic_moe_table(in);
-    std::cout << "exasim: " << t.samples.size() << " MoE calls read from " << in;
-    for (const auto& [format, rows] : t.left_out) std::cout << "; " << rows << " rows of " << format << " left out";
-    std::cout << (t.left_out.empty() ? "" : " (no GEMM recipe for that format)") << "\n";
-    samples.insert(samples.end(), t.samples.begin(), t.samples.end());
+    const std::vector<models::KernelSample> read = read_moe_table(in);
+    samples.insert(samples.end(), read.begin(), read.end());
   }
   const std::string gpu = o.device.empty() ? models::aic_table_gpu(o.input) : o.device;
   if (gpu.empty())
     throw ConfigError("cannot tell which GPU the table was measured on", {o.input, 0, ""},
                       "give --device GPU (the table's folder is not one of kernels-aic's)");
-  const models::MoeRowsDropped dropped = models::drop_moe_rows_slower_than_more_work(samples);
-  if (dropped.than_more_tokens + dropped.than_half_ranks > 0)
-    std::cout << "exasim: balanced MoE calls left out, slower than a measurement of more work: "
-              << dropped.than_more_tokens << " than the same layer at more tokens, " << dropped.than_half_ranks
-              << " (whole configurations) than over half as many ranks\n";
   if (o.evaluate.empty()) {
     o.evaluate = models::calibration_file_for("", ctx.configs_dir, models::CalibrationFor::kGpu, gpu);
     if (o.evaluate.empty()) o.evaluate = "none";

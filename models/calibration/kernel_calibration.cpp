@@ -261,6 +261,20 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
     c.fitted_names.insert(c.fitted_names.end(), decode_names.begin(), decode_names.end());
     if (p.decode_group_limit > 0) c.fitted_names.emplace_back("decode_group_limit");
   }
+  // MoE layers, on top of everything else: the token-permute kernels' bandwidth (the op's grouped
+  // GEMMs, activation and routing are the parts fitted above). Fitted on the 16-bit balanced rows:
+  // their load per rank is exact and no cast or low-precision GEMM runs beside the permutes; the
+  // skewed rows (their busiest rank is a model too) and the 8- and 4-bit ones are predicted.
+  std::vector<KernelSample> moes;
+  for (const KernelSample& s : of_kind(c.fit_set, SampleKind::kMoeExperts))
+    if (s.op.ends_with(" balanced") && (s.dtype == DType::kBf16 || s.dtype == DType::kFp16)) moes.push_back(s);
+  if (!moes.empty()) {
+    const std::vector<std::string> moe_names = {"gather_efficiency"};
+    require("MoE layers", moes.size(), moe_names.size());
+    start(p.gather_efficiency, p.memory_op_efficiency);
+    p = fit_kernel_params(p, moe_names, spread_subset(moes, o.max_fit_gemms, o.split_seed), tile, o.fit).params;
+    c.fitted_names.insert(c.fitted_names.end(), moe_names.begin(), moe_names.end());
+  }
   // What was fitted is what its file gives every command that reads it (written precision), and
   // what the errors here and in the file's header are of.
   c.fitted = kernel_params_as_written(c.family, p, c.fitted_names);

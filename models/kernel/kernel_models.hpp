@@ -101,4 +101,9 @@ KernelCost memory_op(const hw::GpuSpec& gpu, const KernelParams& p, MemoryOp op,
 // memory_op_efficiency, `flops` on the vector units, one launch of memory_op_overhead.
 KernelCost streaming_kernel(const hw::GpuSpec& gpu, const KernelParams& p, double bytes, double flops);
 
+// A token-permute kernel of an MoE layer (rows gathered by an index, or the top-k rows of each
+// token scaled and summed): `bytes` through HBM at gather_efficiency, one launch of
+// memory_op_overhead.
+KernelCost gather_kernel(const hw::GpuSpec& gpu, const KernelParams& p, double bytes, double flops);
+
 }  // namespace exasim::models

@@ -155,7 +155,8 @@ std::vector<NamedParam> named_params(KernelParams& p) {
       {"decode_group_limit", &p.decode_group_limit, "", ParamKind::kCount},
       {"attention_decode_efficiency", &p.attention_decode_efficiency, "fraction", ParamKind::kFraction},
       {"memory_op_efficiency", &p.memory_op_efficiency, "fraction", ParamKind::kFraction},
-      {"memory_op_overhead", &p.memory_op_overhead_s, "s", ParamKind::kTime}};
+      {"memory_op_overhead", &p.memory_op_overhead_s, "s", ParamKind::kTime},
+      {"gather_efficiency", &p.gather_efficiency, "fraction", ParamKind::kFraction}};
   for (int i = 0; i < kCastKernels; ++i)
     out.push_back({"cast_overhead." + std::string(cast_kernel_name(i)), &p.cast_overhead_s[static_cast<std::size_t>(i)], "s",
                    ParamKind::kTime});

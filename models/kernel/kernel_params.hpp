@@ -177,6 +177,13 @@ struct KernelParams {
   double memory_op_overhead_s = 3e-6;
   std::array<double, kMemoryOpCount> memory_op_overhead_by_op{};
 
+  // The token-permute kernels of mixture-of-experts layers (gather rows by an index, the top-k
+  // weighted sum back into token order): fraction of the HBM bandwidth they reach; 0:
+  // memory_op_efficiency. Fitted on measured MoE layers (aic-moe), where they come out slower
+  // than streaming kernels (permute + finalize 1.3-2x their streaming cost on every GPU's table).
+  double gather_efficiency = 0;
+  double gather_efficiency_or_default() const { return gather_efficiency > 0 ? gather_efficiency : memory_op_efficiency; }
+
   double memory_efficiency(MemoryOp op) const {
     const double v = memory_op_efficiency_by_op[static_cast<std::size_t>(op)];
     return v > 0 ? v : memory_op_efficiency;

@@ -96,6 +96,13 @@ KernelCost streaming_kernel(const hw::GpuSpec& gpu, const KernelParams& p, doubl
                                std::min(bytes, kStreamBytesPerCta), p.memory_op_efficiency, p.memory_op_overhead_s);
 }
 
+KernelCost gather_kernel(const hw::GpuSpec& gpu, const KernelParams& p, double bytes, double flops) {
+  if (gpu.host_cpu) return streaming_kernel(gpu, p, bytes, flops);
+  return streaming_kernel_ctas(gpu, p, bytes, flops, std::ceil(bytes / kStreamBytesPerCta),
+                               std::min(bytes, kStreamBytesPerCta), p.gather_efficiency_or_default(),
+                               p.memory_op_overhead_s);
+}
+
 KernelCost input_cast(const hw::GpuSpec& gpu, const KernelParams& p, InputCast cast, DType to, double rows,
                       double cols) {
   if (cast == InputCast::kNone) return {};

@@ -17,7 +17,7 @@ MoeExpertsCost moe_experts_time(const hw::GpuSpec& gpu, const KernelParams& p, c
   // Sorting the picks: the index kernels read and write the T top_k ids a few times (3 passes);
   // the gather reads the rank's copies' 16-bit rows and writes them in the GEMM's dtype.
   const KernelCost sort = streaming_kernel(gpu, p, 3 * 2 * T * s.top_k * kIndexBytes, 0);
-  const KernelCost gather = streaming_kernel(gpu, p, copies * h * (kAct + dtype_bytes(format.dtype)), copies * h);
+  const KernelCost gather = gather_kernel(gpu, p, copies * h * (kAct + dtype_bytes(format.dtype)), copies * h);
   c.permute = sort;
   c.permute.time_s += gather.time_s, c.permute.bytes += gather.bytes, c.permute.flops += gather.flops;
   if (gather.time_s > sort.time_s) c.permute.bound = gather.bound;
@@ -27,7 +27,7 @@ MoeExpertsCost moe_experts_time(const hw::GpuSpec& gpu, const KernelParams& p, c
     c.act = memory_op(gpu, p, s.gated ? MemoryOp::kSiluMul : MemoryOp::kGelu, DType::kBf16, copies, F);
     c.down = gemm_time(gpu, p, format.dtype, m, h, F, experts, format.recipe);
   }
-  c.finalize = streaming_kernel(gpu, p, (copies + T) * h * kAct + T * s.top_k * kIndexBytes, copies * h * 2);
+  c.finalize = gather_kernel(gpu, p, (copies + T) * h * kAct + T * s.top_k * kIndexBytes, copies * h * 2);
   const std::array parts = {&c.route, &c.permute, &c.up, &c.act, &c.down, &c.finalize};
   const KernelCost* longest = parts[0];
   for (const KernelCost* k : parts) {

@@ -12,6 +12,7 @@
 //   act        silu_mul (gated) or gelu over the copies
 //   down       grouped GEMM: each active expert's copies x [ffn, hidden]
 //   finalize   each token's top_k outputs, scaled and summed (reads the copies, writes T rows)
+// The gather and the finalize are token-permute kernels (gather_kernel: their own bandwidth).
 // The grouped GEMMs are priced as one batched GEMM over the active experts with the mean copies
 // per expert as M (each expert's tiles padded to the tile, the waves over all of them).
 #include "hw/gpu_spec.hpp"

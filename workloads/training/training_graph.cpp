@@ -36,6 +36,7 @@ models::KernelCost cost_of(const Op& op, const KernelContext& k, DType dtype) {
                          : models::attention_prefill(k.gpu, k.params, act, op.attention);
     default:
       if (op.memory_op) return models::memory_op(k.gpu, k.params, *op.memory_op, act, op.rows, op.cols);
+      if (op.gather) return models::gather_kernel(k.gpu, k.params, op.bytes, op.flops);
       return models::streaming_kernel(k.gpu, k.params, op.bytes, op.flops);
   }
 }

@@ -65,6 +65,13 @@ Op memory(std::string_view name, double bytes, double flops) {
   return op;
 }
 
+// A token-permute kernel of an MoE layer (models::gather_kernel): rows moved by an index.
+Op gather(std::string_view name, double bytes) {
+  Op op = memory(name, bytes);
+  op.gather = true;
+  return op;
+}
+
 // A memory-bound kernel the models know; its bytes and FLOPs are the model's.
 Op memory(std::string_view name, models::MemoryOp kind, const LayerDims& d, double rows, double cols) {
   const models::MemoryTraffic t = models::memory_op_traffic(kind, d.act_dtype, rows, cols);
@@ -260,20 +267,20 @@ void moe_forward(std::vector<Op>& ops, const LayerDims& d) {
   // Every rank's token count per expert, gathered over the expert-parallel group (int64 each):
   // the all-to-all's split sizes, which the host then reads (the sync of expert_dispatch).
   group_comm(ops, "ep.token_counts", sim::CommKind::kAllGather, d.ep * d.experts * 8, CommGroup::kExpert, d.ep);
-  ops.push_back(memory("moe.permute", 2 * routed * h * e));
+  ops.push_back(gather("moe.permute", 2 * routed * h * e));
   ep_comm(ops, "ep.dispatch", routed * h * e, d.ep);
   etp_comm(ops, "etp.allgather", sim::CommKind::kAllGather, group * routed * h * e, d.etp);
   // The received tokens arrive grouped by source rank; with several local experts they are
   // re-ordered by expert before the grouped GEMM and back after it (sort_chunks_by_idxs).
-  if (local > 1) ops.push_back(memory("moe.sort_chunks", 2 * group * routed * h * e));
+  if (local > 1) ops.push_back(gather("moe.sort_chunks", 2 * group * routed * h * e));
   ops.push_back(gemm("moe.experts_up", group * per_expert, up, h, e, local));
   ops.push_back(memory("moe.experts_act", act, d, group * routed, Fs));
   ops.push_back(gemm("moe.experts_down", group * per_expert, h, Fs, e, local));
   expert_dispatch(ops, "moe.host_dispatch", local);
-  if (local > 1) ops.push_back(memory("moe.unsort_chunks", 2 * group * routed * h * e));
+  if (local > 1) ops.push_back(gather("moe.unsort_chunks", 2 * group * routed * h * e));
   etp_comm(ops, "etp.reducescatter", sim::CommKind::kReduceScatter, group * routed * h * e, d.etp);
   ep_comm(ops, "ep.combine", routed * h * e, d.ep);
-  ops.push_back(memory("moe.unpermute", 2 * routed * h * e + Tl * h * e));
+  ops.push_back(gather("moe.unpermute", 2 * routed * h * e + Tl * h * e));
   if (d.shared_experts > 0) {
     const double sf = d.shared_experts * F;
     ops.push_back(gemm("moe.shared_up", Tl, sf * (d.gated ? 2 : 1), h, e));
@@ -297,10 +304,10 @@ void moe_backward(std::vector<Op>& ops, const LayerDims& d) {
     ops.push_back(gemm("moe.shared_up_dgrad", Tl, h, sf * (d.gated ? 2 : 1), e));
     ops.push_back(weight_gradient("moe.shared_up_wgrad", sf * (d.gated ? 2 : 1), h, Tl, e));
   }
-  ops.push_back(memory("moe.unpermute_bwd", 2 * routed * h * e + Tl * h * e));
+  ops.push_back(gather("moe.unpermute_bwd", 2 * routed * h * e + Tl * h * e));
   ep_comm(ops, "ep.combine_bwd", routed * h * e, d.ep);
   etp_comm(ops, "etp.allgather_bwd", sim::CommKind::kAllGather, group * routed * h * e, d.etp);
-  if (local > 1) ops.push_back(memory("moe.unsort_chunks_bwd", 2 * group * routed * h * e));
+  if (local > 1) ops.push_back(gather("moe.unsort_chunks_bwd", 2 * group * routed * h * e));
   ops.push_back(gemm("moe.experts_down_dgrad", group * per_expert, Fs, h, e, local));
   Op down_w = gemm("moe.experts_down_wgrad", h, Fs, group * per_expert, e, local);
   down_w.weight_grad = true;
@@ -311,10 +318,10 @@ void moe_backward(std::vector<Op>& ops, const LayerDims& d) {
   up_w.weight_grad = true;
   ops.push_back(up_w);
   expert_dispatch(ops, "moe.host_dispatch_bwd", 2 * local);
-  if (local > 1) ops.push_back(memory("moe.sort_chunks_bwd", 2 * group * routed * h * e));
+  if (local > 1) ops.push_back(gather("moe.sort_chunks_bwd", 2 * group * routed * h * e));
   etp_comm(ops, "etp.reducescatter_bwd", sim::CommKind::kReduceScatter, group * routed * h * e, d.etp);
   ep_comm(ops, "ep.dispatch_bwd", routed * h * e, d.ep);
-  ops.push_back(memory("moe.permute_bwd", 2 * routed * h * e));
+  ops.push_back(gather("moe.permute_bwd", 2 * routed * h * e));
   ops.push_back(sixteen_bit(gemm("moe.router_dgrad", Tl, h, d.experts, e)));
   ops.push_back(sixteen_bit(weight_gradient("moe.router_wgrad", d.experts, h, Tl, e)));
 }

@@ -39,6 +39,7 @@ struct Op {
   // kMemory: a known memory-bound kernel over [rows, cols] (models::memory_op), or, when
   // memory_op is empty, a fused streaming kernel of `bytes` and `flops` (dropout + add, ...)
   std::optional<models::MemoryOp> memory_op;
+  bool gather = false;  // kMemory: an MoE token-permute kernel (models::gather_kernel)
   double rows = 0, cols = 0;
   // Work and traffic of every compute op, for reports (the models charge the same figures)
   double flops = 0;
