@@ -26,13 +26,6 @@ DType dtype_of(const CsvRows& r, const char* column) {
                     "known: bfloat16, float16, fp8");
 }
 
-// A count (sequences, tokens, heads, head dimension) of at least one.
-double positive_count(const CsvRows& r, const char* column) {
-  const double v = r.count(column);
-  if (v < 1) throw ConfigError(std::string(column) + " must be positive", {r.path(), r.line(), column}, "fix or drop the row");
-  return v;
-}
-
 }  // namespace
 
 std::vector<KernelSample> read_aic_attention_table(const std::string& path) {
@@ -45,16 +38,16 @@ std::vector<KernelSample> read_aic_attention_table(const std::string& path) {
     s.kind = prefill ? SampleKind::kAttentionPrefill : SampleKind::kAttentionDecode;
     s.source = source, s.line = rows.line(), s.timing = SampleTiming::kKernel;
     s.clocks = SampleClocks::kBurst;
-    s.batch = positive_count(rows, "batch_size");
-    s.heads = positive_count(rows, "num_heads");
-    s.kv_heads = positive_count(rows, "num_key_value_heads");
+    s.batch = rows.positive_count("batch_size");
+    s.heads = rows.positive_count("num_heads");
+    s.kv_heads = rows.positive_count("num_key_value_heads");
     if (s.kv_heads > s.heads)
       throw ConfigError("more key/value heads than query heads", {path, rows.line(), "num_key_value_heads"},
                         "grouped-query attention shares each key/value head among query heads");
-    s.head_dim = rows.has_column("head_dim") ? positive_count(rows, "head_dim") : 128;
+    s.head_dim = rows.has_column("head_dim") ? rows.positive_count("head_dim") : 128;
     s.window = rows.has_column("window_size") ? rows.count("window_size") : 0;  // 0: none
     if (prefill) {
-      s.seq = positive_count(rows, "isl");
+      s.seq = rows.positive_count("isl");
       // The FMHA computes in the cache's dtype: an fp8 KV cache runs the fp8 context kernel
       // (kernels-aic H100, 4096 tokens: bf16 in, fp8 cache 266 us, all bf16 339 us).
       const DType in = dtype_of(rows, "attn_dtype");

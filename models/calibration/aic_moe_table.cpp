@@ -16,11 +16,6 @@ namespace {
 const std::vector<std::string> kColumns = {"num_tokens", "hidden_size", "inter_size", "topk", "num_experts",
                                            "moe_tp_size", "moe_ep_size", "distribution", "latency"};
 
-double positive_count(const CsvRows& r, const char* column) {
-  const double v = r.count(column);
-  if (v < 1) throw ConfigError(std::string(column) + " must be positive", {r.path(), r.line(), column}, "fix or drop the row");
-  return v;
-}
 
 // Whether the kernel source runs a gated (SwiGLU) MLP; throws on a source this reader does not know.
 bool gated_source(const CsvRows& r) {
@@ -54,10 +49,10 @@ AicMoeTable read_aic_moe_table(const std::string& path) {
     s.kind = SampleKind::kMoeExperts;
     s.source = source, s.line = rows.line(), s.timing = SampleTiming::kKernel, s.clocks = SampleClocks::kBurst;
     s.dtype = format->dtype, s.recipe = format->recipe, s.cast = format->cast;
-    const double T = positive_count(rows, "num_tokens"), h = positive_count(rows, "hidden_size");
-    const double inter = positive_count(rows, "inter_size"), k = positive_count(rows, "topk");
-    const double E = positive_count(rows, "num_experts"), tp = positive_count(rows, "moe_tp_size");
-    const double ep = positive_count(rows, "moe_ep_size");
+    const double T = rows.positive_count("num_tokens"), h = rows.positive_count("hidden_size");
+    const double inter = rows.positive_count("inter_size"), k = rows.positive_count("topk");
+    const double E = rows.positive_count("num_experts"), tp = rows.positive_count("moe_tp_size");
+    const double ep = rows.positive_count("moe_ep_size");
     if (k > E) throw ConfigError("topk above num_experts", {path, rows.line(), "topk"}, "each token picks distinct experts");
     if (static_cast<long long>(E) % static_cast<long long>(ep) != 0)
       throw ConfigError("moe_ep_size does not divide num_experts", {path, rows.line(), "moe_ep_size"},

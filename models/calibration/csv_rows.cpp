@@ -82,6 +82,12 @@ double CsvRows::count(const std::string& name, double max, const std::string& wh
   return v;
 }
 
+double CsvRows::positive_count(const std::string& name) const {
+  const double v = count(name);
+  if (v < 1) throw ConfigError(name + " must be positive", {path_, line_, name}, "fix or drop the row");
+  return v;
+}
+
 bool csv_has_columns(const std::string& path, const std::vector<std::string>& columns) {
   if (!path.ends_with(".csv")) return false;
   std::ifstream in(path);

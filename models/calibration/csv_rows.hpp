@@ -41,6 +41,8 @@ class CsvRows {
   // the bound as the hint.
   double count(const std::string& name, double max = kMaxCount,
                const std::string& why = "one kernel call indexes at most 2^31 - 1 of anything") const;
+  // A count of at least one (sequences, tokens, heads, experts, ranks); ConfigError otherwise.
+  double positive_count(const std::string& name) const;
 
  private:
   std::string path_, what_;
