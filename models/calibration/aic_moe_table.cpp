@@ -16,7 +16,6 @@ namespace {
 const std::vector<std::string> kColumns = {"num_tokens", "hidden_size", "inter_size", "topk", "num_experts",
                                            "moe_tp_size", "moe_ep_size", "distribution", "latency"};
 
-
 // Whether the kernel source runs a gated (SwiGLU) MLP; throws on a source this reader does not know.
 bool gated_source(const CsvRows& r) {
   if (!r.has_column("kernel_source")) return true;  // TensorRT-LLM 1.0's moe_torch_flow (a100_sxm)
