@@ -327,3 +327,31 @@ TEST_CASE("moe: token counts gathered over EP, tokens sorted by local expert aro
     CHECK(sorted == exasim::testing::approx(ep < 8 ? 4 * 2 * 2048.0 * 2 * 4096 * 2 : 0));
   }
 }
+
+TEST_CASE("moe: the token-permute kernels are gathers, at the permute bandwidth a calibration fitted") {
+  const ModelSpec m = mixtral();
+  const TrainingPlan plan(m, moe_config(2, 4, 8), 16, 8);
+  const LayerDims d = LayerDims::from(m, plan.config()).for_layer(m, 0);
+  int gathers = 0;
+  for (const std::vector<Op>& pass : {layer_forward(d), layer_backward(d)})
+    for (const Op& op : pass) {
+      const std::string name(op.name);
+      const bool permute = name.find("permute") != std::string::npos || name.find("sort_chunks") != std::string::npos;
+      CAPTURE(name);
+      CHECK(op.gather == permute);
+      gathers += op.gather ? 1 : 0;
+    }
+  // permute, sort_chunks, unsort_chunks, unpermute, each forward and backward (4 local experts)
+  CHECK(gathers == 8);
+  // The step takes longer when the gathers reach a quarter of HBM than at the streaming kernels' fraction.
+  const topologies::Cluster cluster = testing::ideal_cluster(2, 8);
+  models::KernelParams p = models::KernelParams::defaults_for(cluster.gpu);
+  const auto busy = [&](const models::KernelParams& k) {
+    double s = 0;
+    for (const sim::Task& t : build_training_graph(plan, {cluster.gpu, k}).graph.tasks()) s += t.duration;
+    return s;
+  };
+  const double streaming = busy(p);
+  p.gather_efficiency = p.memory_op_efficiency / 4;
+  CHECK(busy(p) > streaming);
+}
