@@ -1,5 +1,5 @@
 // Kernel-model throughput: predictions per second of the planner-facing API (gemm_time over a
-// mix of decode, prefill and training shapes; attention; memory ops), and the in-process cost of
+// mix of decode, prefill and training shapes; attention; memory ops; the MoE layer), and the in-process cost of
 // what `exasim kernel` does (catalog load + one prediction). Prints rates; always exits 0.
 #include <chrono>
 #include <cstdio>
@@ -10,6 +10,7 @@
 #include "models/calibration/calibration_file.hpp"
 #include "models/calibration/default_calibration.hpp"
 #include "models/kernel/kernel_models.hpp"
+#include "models/kernel/moe_experts_model.hpp"
 
 using namespace exasim;
 using namespace exasim::models;
@@ -73,6 +74,15 @@ int main() {
   });
   rate("memory_op (rmsnorm)", 5'000'000, [&](int i) {
     return memory_op(gpu, p, MemoryOp::kRmsNorm, DType::kBf16, 1 + i % 4096, 4096).time_s;
+  });
+  // A serving step's MoE layer (Mixtral 8x7B, TP 1): uniform routing in closed form, then the
+  // fused op's six kernels.
+  const GemmFormat bf16{"bfloat16", DType::kBf16, GemmRecipe::kDense, InputCast::kNone};
+  rate("moe_experts_time (tokens 1..4096)", 500'000, [&](int i) {
+    MoeExpertsShape s;
+    s.tokens = 1 + i % 4096, s.hidden = 4096, s.expert_ffn = 14336, s.top_k = 2, s.experts = 8;
+    s.load = busiest_rank_experts({ExpertRoutingKind::kUniform, 0}, s.tokens, 2, 8, 1);
+    return moe_experts_time(gpu, p, bf16, s).total.time_s;
   });
   // What exasim kernel runs by default on a measured GPU: its fitted file, with the libraries'
   // behaviours (Stream-K, two-CTA operand sharing, narrow 16-bit outputs) on.
