@@ -25,6 +25,7 @@
 
 #include "apps/cli/calibrate_collective.hpp"
 #include "apps/cli/calibrate_cpu.hpp"
+#include "apps/cli/calibrate_moe.hpp"
 #include "apps/cli/commands.hpp"
 #include "apps/cli/table.hpp"
 #include "hw/catalog.hpp"
@@ -343,28 +344,6 @@ int run_leave_one_gpu_out(const Context& ctx, const CalibrateOptions& o) {
   return 0;
 }
 
-// One line per MoE call with the prediction split into its kernels (moe_experts_model.hpp) and the
-// rank's load the routing gave: which part of the op a shape's error sits in.
-void write_moe_residuals(const std::string& path, const hw::GpuSpec& gpu, const models::KernelParams& p,
-                         const std::vector<models::KernelSample>& samples) {
-  std::ofstream f(path);
-  if (!f) throw IoError("cannot write the residuals", {path, 0, ""}, "check the folder exists and is writable");
-  f << "op,line,tokens,hidden,expert_ffn,top_k,experts,active_experts,routed_tokens,measured_us,predicted_us,error,"
-       "route_us,permute_us,up_us,act_us,down_us,finalize_us\n";
-  f.precision(6);
-  const models::KernelParams burst = p.at_burst_clocks();  // the tables' clocks (predict_sample)
-  for (const models::KernelSample& s : samples) {
-    const double t = models::predict_sample(gpu, p, s);
-    const models::MoeExpertsCost c = models::moe_experts_time(gpu, burst, {"moe", s.dtype, s.recipe, s.cast}, s.moe);
-    const models::MoeExpertsShape& m = s.moe;
-    f << s.op << ',' << s.line << ',' << m.tokens << ',' << m.hidden << ',' << m.expert_ffn << ',' << m.top_k << ','
-      << m.experts << ',' << m.load.active_experts << ',' << m.load.routed_tokens << ',' << s.time_s * 1e6 << ','
-      << t * 1e6 << ',' << t / s.time_s - 1;
-    for (const models::KernelCost* k : {&c.route, &c.permute, &c.up, &c.act, &c.down, &c.finalize}) f << ',' << k->time_s * 1e6;
-    f << '\n';
-  }
-}
-
 // `--evaluate FILE`: every row of one GPU's tables predicted as exasim kernel predicts it on that
 // calibration (`none`: the datasheet + family defaults), by op and measured time; fits and
 // writes nothing. How a GPU nobody measured is predicted from another's file (e.g. H200's tables
@@ -397,21 +376,6 @@ int evaluate_calibration(const Context& ctx, const CalibrateOptions& o, const st
   return 0;
 }
 
-// An AIConfigurator MoE table's rows the model can price, without the balanced rows slower than a
-// measurement of more work; says what it left out.
-std::vector<models::KernelSample> read_moe_table(const std::string& in) {
-  models::AicMoeTable t = models::read_aic_moe_table(in);
-  std::cout << "exasim: " << t.samples.size() << " MoE calls read from " << in;
-  for (const auto& [format, rows] : t.left_out) std::cout << "; " << rows << " rows of " << format << " left out";
-  std::cout << (t.left_out.empty() ? "" : " (no GEMM recipe for that format)") << "\n";
-  const models::MoeRowsDropped dropped = models::drop_moe_rows_slower_than_more_work(t.samples);
-  if (dropped.than_more_tokens + dropped.than_half_ranks > 0)
-    std::cout << "exasim: balanced MoE calls left out, slower than a measurement of more work: "
-              << dropped.than_more_tokens << " than the same layer at more tokens, " << dropped.than_half_ranks
-              << " (whole configurations) than over half as many ranks\n";
-  return t.samples;
-}
-
 // AIConfigurator GEMM tables: one GPU per call (its folder names it), kernel-only times.
 int run_aic_gemm(const Context& ctx, CalibrateOptions o) {
   if (o.leave_one_gpu_out) return run_leave_one_gpu_out(ctx, o);
@@ -432,7 +396,7 @@ int run_aic_gemm(const Context& ctx, CalibrateOptions o) {
       read = models::read_aic_attention_table(in);
       std::cout << "exasim: " << read.size() << " attention calls read from " << in << "\n";
     } else if (models::is_aic_moe_table(in)) {
-      read = read_moe_table(in);
+      read = read_moe_table(in, std::cout);
     } else {
       throw ConfigError("not an AIConfigurator GEMM, attention or MoE table", {in, 0, ""},
                         "give gemm_perf.csv, context_attention_perf.csv, generation_attention_perf.csv, moe_perf.csv");
@@ -466,7 +430,7 @@ int run_aic_moe(const Context& ctx, CalibrateOptions o) {
   for (const std::string& in : o.inputs) {
     if (fs::absolute(in).parent_path() != fs::absolute(o.input).parent_path())
       throw ConfigError("tables of two GPUs", {in, 0, ""}, "give one GPU's moe_perf.csv per run");
-    const std::vector<models::KernelSample> read = read_moe_table(in);
+    const std::vector<models::KernelSample> read = read_moe_table(in, std::cout);
     samples.insert(samples.end(), read.begin(), read.end());
   }
   const std::string gpu = o.device.empty() ? models::aic_table_gpu(o.input) : o.device;

@@ -90,17 +90,25 @@ KernelCost streaming_kernel_ctas(const hw::GpuSpec& gpu, const KernelParams& p, 
   return c;
 }
 
+namespace {
+
+// A kernel that streams `bytes` in kStreamBytesPerCta chunks, one per CTA.
+KernelCost chunked_stream(const hw::GpuSpec& gpu, const KernelParams& p, double bytes, double flops, double efficiency,
+                          double overhead) {
+  return streaming_kernel_ctas(gpu, p, bytes, flops, std::ceil(bytes / kStreamBytesPerCta),
+                               std::min(bytes, kStreamBytesPerCta), efficiency, overhead);
+}
+
+}  // namespace
+
 KernelCost streaming_kernel(const hw::GpuSpec& gpu, const KernelParams& p, double bytes, double flops) {
   if (gpu.host_cpu) return cpu_streaming_kernel(*gpu.host_cpu, cpu_params_or_defaults(*gpu.host_cpu, p.cpu), bytes, flops);
-  return streaming_kernel_ctas(gpu, p, bytes, flops, std::ceil(bytes / kStreamBytesPerCta),
-                               std::min(bytes, kStreamBytesPerCta), p.memory_op_efficiency, p.memory_op_overhead_s);
+  return chunked_stream(gpu, p, bytes, flops, p.memory_op_efficiency, p.memory_op_overhead_s);
 }
 
 KernelCost gather_kernel(const hw::GpuSpec& gpu, const KernelParams& p, double bytes, double flops) {
   if (gpu.host_cpu) return streaming_kernel(gpu, p, bytes, flops);
-  return streaming_kernel_ctas(gpu, p, bytes, flops, std::ceil(bytes / kStreamBytesPerCta),
-                               std::min(bytes, kStreamBytesPerCta), p.gather_efficiency_or_default(),
-                               p.memory_op_overhead_s);
+  return chunked_stream(gpu, p, bytes, flops, p.gather_efficiency_or_default(), p.memory_op_overhead_s);
 }
 
 KernelCost input_cast(const hw::GpuSpec& gpu, const KernelParams& p, InputCast cast, DType to, double rows,
@@ -113,9 +121,7 @@ KernelCost input_cast(const hw::GpuSpec& gpu, const KernelParams& p, InputCast c
   const double reads = cast == InputCast::kPerTensor ? 2 : 1;
   const double bytes = x * (2 * reads + dtype_bytes(to)) + scales;
   const int kernel = cast_kernel(cast, to);
-  return streaming_kernel_ctas(gpu, p, bytes, 3 * x, std::ceil(bytes / kStreamBytesPerCta),
-                               std::min(bytes, kStreamBytesPerCta), p.cast_efficiency_for(kernel),
-                               p.cast_overhead_s[static_cast<std::size_t>(kernel)]);
+  return chunked_stream(gpu, p, bytes, 3 * x, p.cast_efficiency_for(kernel), p.cast_overhead_s[static_cast<std::size_t>(kernel)]);
 }
 
 KernelCost memory_op(const hw::GpuSpec& gpu, const KernelParams& p, MemoryOp op, DType dtype, double rows,
