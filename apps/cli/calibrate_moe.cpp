@@ -28,11 +28,10 @@ void write_moe_residuals(const std::string& path, const hw::GpuSpec& gpu, const 
   f << "op,line,tokens,hidden,expert_ffn,top_k,experts,active_experts,routed_tokens,measured_us,predicted_us,error,"
        "route_us,permute_us,up_us,act_us,down_us,finalize_us\n";
   f.precision(6);
-  const models::KernelParams burst = p.at_burst_clocks();
   for (const models::KernelSample& s : samples) {
     const double t = models::predict_sample(gpu, p, s);
     // The parts at the clocks predict_sample priced the sample at.
-    const models::KernelParams& q = s.clocks == models::SampleClocks::kBurst ? burst : p;
+    const models::KernelParams q = models::params_at(p, s.clocks);
     const models::MoeExpertsCost c = models::moe_experts_time(gpu, q, {"moe", s.dtype, s.recipe, s.cast}, s.moe);
     const models::MoeExpertsShape& m = s.moe;
     f << s.op << ',' << s.line << ',' << m.tokens << ',' << m.hidden << ',' << m.expert_ffn << ',' << m.top_k << ','

@@ -21,10 +21,17 @@ std::vector<KernelSample> of_kind(const std::vector<KernelSample>& s, SampleKind
   return out;
 }
 
-// The power limit's parameters: fitted only on GEMMs measured at power-limited clocks
-// (kernel_sample.hpp SampleClocks).
+// The power limit's parameters: fitted only on GEMMs that show the limit (kernel_sample.hpp
+// SampleClocks): the sustained clocks where some ran under it (power-limited or sustained), the
+// window where some ran into it (power-limited).
 bool is_power_limit_parameter(const std::string& name) {
   return name == "sustained_clock_fraction" || name == "power_window";
+}
+
+bool shown_by(const std::string& name, bool power_limited, bool sustained) {
+  if (name == "power_window") return power_limited;
+  if (name == "sustained_clock_fraction") return power_limited || sustained;
+  return true;
 }
 
 }  // namespace
@@ -68,11 +75,12 @@ bool sample_held_out(const KernelSample& s, double fraction, unsigned seed) {
 
 std::vector<std::string> gemm_parameters_for(const std::vector<KernelSample>& gemms) {
   bool wide = false, fp8 = false, fp4 = false, int8 = false, block = false, weight_only = false;
-  bool power_limited = false;
+  bool power_limited = false, sustained = false;
   bool casts[kCastKernels] = {};
   for (const KernelSample& g : gemms) {
     if (g.kind != SampleKind::kGemm) continue;
     if (g.clocks == SampleClocks::kPowerLimited) power_limited = true;
+    if (g.clocks == SampleClocks::kSustained) sustained = true;
     if (g.cast != InputCast::kNone) casts[cast_kernel(g.cast, g.dtype)] = true;
     if (g.recipe == GemmRecipe::kWeightOnly) weight_only = true;
     else if (g.recipe == GemmRecipe::kBlockScaled) block = true;
@@ -83,7 +91,7 @@ std::vector<std::string> gemm_parameters_for(const std::vector<KernelSample>& ge
   }
   std::vector<std::string> names;
   for (const std::string& n : gemm_parameter_names())
-    if ((n != "matrix_efficiency" || wide) && (power_limited || !is_power_limit_parameter(n))) names.push_back(n);
+    if ((n != "matrix_efficiency" || wide) && shown_by(n, power_limited, sustained)) names.push_back(n);
   if (fp8) names.emplace_back("matrix_efficiency_fp8");
   if (fp4) names.emplace_back("matrix_efficiency_fp4");
   if (int8) names.emplace_back("matrix_efficiency_int8");
@@ -182,10 +190,7 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
     require("GEMMs", gemms.size(), names.size());
     resolve_format_efficiencies(p);
     if (o.library_behaviours) p.smem_operand_mma = p.stream_k = p.narrow_output_16bit = 1;
-    // Measured at burst clocks only: the power limit is not fitted and stays the family's. The
-    // fit runs on burst parameters, which predict_sample would otherwise copy for every sample.
-    const bool burst = std::none_of(names.begin(), names.end(), is_power_limit_parameter);
-    if (burst) p = p.at_burst_clocks();
+    const bool limit_fitted = std::any_of(names.begin(), names.end(), is_power_limit_parameter);
     // The L2 read rate is the GPU's: GEMMs and prefill attention both stream their tiles through
     // it, so where both were measured they are fitted together. Alone, the GEMMs of B200 and
     // GB200 fit as well with an L2 bound at 54% and tensor cores at 100% as the other way round,
@@ -195,6 +200,17 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
       names.insert(names.end(), prefill_names.begin(), prefill_names.end());
       fitted_on.insert(fitted_on.end(), prefills.begin(), prefills.end());
     }
+    // The sustained clocks are the GPU's, shown by prefill attention at the limit as well (B200:
+    // power in the attention tables, none in the GEMM table).
+    const bool prefill_at_limit = std::any_of(prefills.begin(), prefills.end(), [](const KernelSample& s) {
+      return s.clocks != SampleClocks::kBurst;
+    });
+    if (prefill_at_limit && std::find(names.begin(), names.end(), "sustained_clock_fraction") == names.end())
+      names.emplace_back("sustained_clock_fraction");
+    // Every sample at burst clocks: the power limit is not fitted and stays the family's, and the
+    // fit runs on burst parameters, which predict_sample would otherwise copy for every sample.
+    const bool burst = !limit_fitted && !prefill_at_limit;
+    if (burst) p = p.at_burst_clocks();
     const KernelFit f = fit_kernel_params(p, names, fitted_on, tile, o.fit);
     p = f.params;
     if (burst) p.sustained_clock_fraction = c.family.sustained_clock_fraction;

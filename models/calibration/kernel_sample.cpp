@@ -4,12 +4,32 @@
 
 namespace exasim::models {
 
+KernelParams params_at(const KernelParams& p, SampleClocks clocks) {
+  if (clocks == SampleClocks::kBurst) return p.at_burst_clocks();
+  KernelParams q = p;
+  if (clocks == SampleClocks::kSustained) q.sustained_load = true;
+  return q;
+}
+
+std::size_t clocks_from_power(std::vector<KernelSample>& samples, double power_limit_w) {
+  std::size_t at_limit = 0;
+  if (!(power_limit_w > 0)) return 0;
+  for (KernelSample& s : samples)
+    if (s.clocks == SampleClocks::kBurst && s.power_w >= kAtPowerLimit * power_limit_w) {
+      s.clocks = SampleClocks::kSustained;
+      ++at_limit;
+    }
+  return at_limit;
+}
+
 double predict_sample(const hw::GpuSpec& gpu, const KernelParams& p, const KernelSample& s) {
   // The GEMM and FlashAttention models lower their clocks under the power limit.
   const bool limited = s.kind == SampleKind::kGemm || s.kind == SampleKind::kAttentionPrefill ||
                        s.kind == SampleKind::kMoeExperts;
-  if (s.clocks == SampleClocks::kBurst && limited && p.sustained_clock_fraction < 1)
+  if (limited && s.clocks == SampleClocks::kBurst && p.sustained_clock_fraction < 1)
     return predict_sample(gpu, p.at_burst_clocks(), s);
+  if (limited && s.clocks == SampleClocks::kSustained && !p.sustained_load)
+    return predict_sample(gpu, params_at(p, SampleClocks::kSustained), s);
   const double launch = s.timing == SampleTiming::kLaunchIncluded ? p.host_launch_overhead_s : 0.0;
   if (s.kind == SampleKind::kGemm)
     return launch + gemm_op(gpu, p, {s.op, s.dtype, s.recipe, s.cast}, s.m, s.n, s.k, s.batch).time_s;

@@ -2,6 +2,7 @@
 // One measured kernel time with the shape it ran on: what the kernel-model calibration fits to
 // and what the accuracy reports compare against. Readers of measurement formats (Vidur op
 // tables, exasim-bench profiles) produce these.
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -28,8 +29,10 @@ enum class SampleTiming { kKernel, kLaunchIncluded };
 // so the table cannot tell it. AIConfigurator's tables: A100 bf16 GEMMs of 8192 x 10240 (or
 // 16384) x 10240 (or 16384) hold 0.83-0.93 of peak from 0.5 to 16 ms, where Vidur's PyTorch-
 // timed A100 GEMMs of the same shapes agree within 1-4% below 300 us and are 15-17% slower
-// above (median over 287 shapes).
-enum class SampleClocks { kPowerLimited, kBurst };
+// above (median over 287 shapes). Sustained: the board power sampled while it ran was at the
+// GPU's power limit (clocks_from_power), so the whole kernel ran at the sustained clocks, as in
+// a training step (KernelParams::sustained_load).
+enum class SampleClocks { kPowerLimited, kBurst, kSustained };
 
 struct KernelSample {
   SampleKind kind = SampleKind::kGemm;
@@ -63,8 +66,21 @@ struct KernelSample {
   int library_tile_m = 0, library_tile_n = 0, library_split_k = 0;
 };
 
-// Model-predicted time of a sample, through the tile-level models (a burst-clock sample without
-// the power limit).
+// `p` at the clocks a sample ran at: a burst sample without the power limit, a sustained one under
+// it from the start, a power-limited one as an isolated kernel runs (after the window).
+KernelParams params_at(const KernelParams& p, SampleClocks clocks);
+
+// Model-predicted time of a sample, through the tile-level models, at the sample's clocks.
 double predict_sample(const hw::GpuSpec& gpu, const KernelParams& p, const KernelSample& s);
+
+// A board power sampled within this fraction of the power limit is the limit itself: the power
+// controller holds a capped GPU just under it (GB200 bf16 GEMMs of 0.1 ms or more: 80% of them
+// at 1140-1190 W of 1200; B200 prefill attention at 950-1000 W of 1000).
+inline constexpr double kAtPowerLimit = 0.95;
+
+// Marks the burst samples whose measured board power (KernelSample::power_w) reached
+// kAtPowerLimit of `power_limit_w` as sustained; returns how many. Tables without power keep
+// their clocks.
+std::size_t clocks_from_power(std::vector<KernelSample>& samples, double power_limit_w);
 
 }  // namespace exasim::models

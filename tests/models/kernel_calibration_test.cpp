@@ -301,6 +301,65 @@ TEST_CASE("kernel fit: GEMMs timed at burst clocks fit no power limit and keep t
   CHECK(c.gemm_fit_error < 0.01);
 }
 
+TEST_CASE("kernel samples: a call whose board power reached the limit ran at the sustained clocks throughout") {
+  const hw::GpuSpec a100 = catalog_gpu("A100-SXM4-80GB");  // 400 W
+  KernelParams p = KernelParams::defaults_for(a100);
+  p.sustained_clock_fraction = 0.8, p.power_window_s = 100e-6;
+  KernelSample g;
+  g.kind = SampleKind::kGemm, g.op = "bfloat16", g.timing = SampleTiming::kKernel, g.m = 8192, g.n = 8192, g.k = 8192;
+  g.clocks = SampleClocks::kBurst;
+  std::vector<KernelSample> samples(5, g);
+  samples[0].power_w = 381;  // within 5% of 400 W: capped
+  samples[1].power_w = 379;  // below: the GPU had headroom
+  samples[2].power_w = 0;    // not measured
+  samples[3].power_w = 395, samples[3].clocks = SampleClocks::kPowerLimited;  // timed as the GPU runs it already
+  samples[4].power_w = 400, samples[4].kind = SampleKind::kAttentionDecode;  // the clocks of any kind are marked
+  CHECK(clocks_from_power(samples, a100.tdp_w) == 2);
+  CHECK(samples[0].clocks == SampleClocks::kSustained);
+  CHECK(samples[1].clocks == SampleClocks::kBurst);
+  CHECK(samples[2].clocks == SampleClocks::kBurst);
+  CHECK(samples[3].clocks == SampleClocks::kPowerLimited);
+  CHECK(samples[4].clocks == SampleClocks::kSustained);
+  CHECK(clocks_from_power(samples, 0) == 0);
+  // A compute-bound GEMM at sustained clocks takes the burst time over the fraction, the whole of
+  // it (an isolated kernel keeps its first 100 us at burst clocks).
+  const double at_burst = predict_sample(a100, p, samples[1]);
+  const double sustained = predict_sample(a100, p, samples[0]);
+  KernelParams under_load = p;
+  under_load.sustained_load = true;
+  CHECK(sustained == approx(gemm_time(a100, under_load, DType::kBf16, 8192, 8192, 8192).time_s).epsilon(1e-12));
+  CHECK(sustained == approx(at_burst / 0.8).epsilon(0.01));
+  CHECK(sustained > predict_sample(a100, p, samples[3]));
+  CHECK(params_at(p, SampleClocks::kSustained).sustained_load);
+  CHECK(params_at(p, SampleClocks::kBurst).sustained_clock_fraction == 1);
+}
+
+TEST_CASE("kernel fit: GEMMs at the power limit beside GEMMs below it fit the sustained clocks, not the window") {
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  KernelParams truth = KernelParams::defaults_for(h100);
+  truth.matrix_efficiency = 0.7, truth.sustained_clock_fraction = 0.85;
+  std::vector<KernelSample> samples = synthetic_gemms(h100, truth);
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    KernelSample& s = samples[i];
+    s.timing = SampleTiming::kKernel;
+    s.clocks = i % 2 ? SampleClocks::kSustained : SampleClocks::kBurst;
+    s.time_s = predict_sample(h100, truth, s);
+  }
+  auto has = [](const std::vector<std::string>& names, const char* n) {
+    return std::find(names.begin(), names.end(), n) != names.end();
+  };
+  CHECK(has(gemm_parameters_for(samples), "sustained_clock_fraction"));
+  CHECK_FALSE(has(gemm_parameters_for(samples), "power_window"));  // no kernel ran into the limit
+  KernelCalibrationOptions o;
+  o.held_out_shapes = 0, o.samples_per_parameter = 2;
+  o.fit.samples = 16, o.fit.local_fits = 4;
+  const KernelCalibration c = calibrate_kernels(h100, samples, o);
+  CHECK(c.fitted.sustained_clock_fraction == approx(0.85).epsilon(0.02));
+  CHECK(c.fitted.matrix_efficiency == approx(0.7).epsilon(0.02));
+  CHECK(c.fitted.power_window_s == c.family.power_window_s);
+  CHECK(c.gemm_fit_error < 0.01);
+}
+
 TEST_CASE("measured A100 kernel file: PyTorch-timed GEMMs of 300 us or more run at the power limit") {
   // Vidur's A100 tables time each op in a loop as the GPU runs it (power-limited clocks);
   // AIConfigurator's replays, which the file was fitted on, never reach the limit. The file keeps
