@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "hw/config/json_text.hpp"
 #include "hw/error.hpp"
 
 namespace exasim::traces {
@@ -29,19 +30,29 @@ const json& field(const json& row, const char* name, const RowContext& ctx) {
   return *it;
 }
 
+// A request's token count beyond what the serving model indexes (int): refused, not wrapped.
+constexpr double kMaxTokens = 2147483647.0;
+// Timestamps are milliseconds, from the trace's start or the Unix epoch; beyond 4e12 ms (the year
+// 2096) they are refused before their nanoseconds overflow.
+constexpr double kMaxTimestampMs = 4e12;
+
 std::int64_t whole(const json& row, const char* name, const RowContext& ctx) {
   const json& v = field(row, name, ctx);
-  if (v.is_number_unsigned()) return v.get<std::int64_t>();
-  if (v.is_number_integer()) ctx.fail(name, "must not be negative, got " + v.dump());
-  if (v.is_number_float() && v.get<double>() >= 0 && std::floor(v.get<double>()) == v.get<double>())
-    return static_cast<std::int64_t>(v.get<double>());
-  ctx.fail(name, "expected a whole number >= 0, got " + v.dump());
+  if (v.is_number_integer() && !v.is_number_unsigned()) ctx.fail(name, "must not be negative, got " + v.dump());
+  if (!v.is_number() || v.get<double>() < 0 || std::floor(v.get<double>()) != v.get<double>())
+    ctx.fail(name, "expected a whole number >= 0, got " + v.dump());
+  if (v.get<double>() > kMaxTokens)
+    ctx.fail(name, "more tokens than a request can hold (2^31 - 1), got " + v.dump(), "a token count of this trace");
+  return v.is_number_unsigned() ? static_cast<std::int64_t>(v.get<std::uint64_t>()) : static_cast<std::int64_t>(v.get<double>());
 }
 
 std::int64_t timestamp_ns(const json& row, const RowContext& ctx) {
   const json& v = field(row, "timestamp", ctx);
-  if (v.is_number_unsigned()) return v.get<std::int64_t>() * 1'000'000;
   if (!v.is_number() || v.get<double>() < 0) ctx.fail("timestamp", "expected milliseconds >= 0, got " + v.dump());
+  if (v.get<double>() > kMaxTimestampMs)
+    ctx.fail("timestamp", "later than 4e12 ms (the year 2096 from the Unix epoch), got " + v.dump(),
+             "milliseconds from the trace's start or the Unix epoch");
+  if (v.is_number_unsigned()) return static_cast<std::int64_t>(v.get<std::uint64_t>()) * 1'000'000;
   return std::llround(v.get<double>() * 1e6);
 }
 
@@ -75,12 +86,7 @@ std::optional<Request> MooncakeTraceSource::read_row() {
     if (!lines_.next(line)) return std::nullopt;
   } while (line.find_first_not_of(" \t") == std::string_view::npos);
   const RowContext ctx{lines_};
-  json row;
-  try {
-    row = json::parse(line.begin(), line.end());
-  } catch (const json::parse_error& e) {
-    ctx.fail("", "bad JSON at byte " + std::to_string(e.byte) + " of the line", "one JSON object per line");
-  }
+  const json row = config::parse_json_text(line, lines_.path(), static_cast<int>(lines_.line_number()), "one JSON object per line");
   if (!row.is_object()) ctx.fail("", "expected a JSON object, got " + row.dump().substr(0, 40));
   if (!clock_.accept(timestamp_ns(row, ctx))) ctx.fail("timestamp", clock_.backwards_message(), "sort the file by timestamp");
   Request r;

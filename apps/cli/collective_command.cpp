@@ -8,6 +8,7 @@
 #include <string>
 
 #include "apps/cli/cluster_source.hpp"
+#include "hw/config/json_text.hpp"
 #include "apps/cli/commands.hpp"
 #include "apps/cli/table.hpp"
 #include "hw/error.hpp"
@@ -129,7 +130,7 @@ int run_collective(const Context& ctx, const CollectiveOptions& o) {
                               {"ranks", op.ranks.size()},          {"fidelity", o.fidelity},
                               {"flows", plan.flows},                {"protocol", protocol},
                               {"kernel", o.kernel},                 {"collective_parameters", parameters}};
-    std::cout << j.dump(2) << "\n";
+    std::cout << config::to_json_text(j, 2) << "\n";
     return 0;
   }
   Table t({"", ""});

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "apps/cli/commands.hpp"
+#include "hw/config/json_text.hpp"
 #include "apps/cli/table.hpp"
 #include "hw/catalog.hpp"
 #include "hw/units.hpp"
@@ -391,7 +392,7 @@ void print_json(const Options& opt, const KindEntry& k, const std::vector<Field>
   // "catalog", not "kind": links, fabrics and NICs have a field named kind of their own.
   json j = {{"name", opt.name}, {"catalog", std::string(k.option)}};
   for (const auto& f : fields) j[json::json_pointer(f.pointer)] = f.value;
-  std::cout << j.dump(2) << "\n";
+  std::cout << config::to_json_text(j, 2) << "\n";
 }
 
 void print_text(const Catalog& cat, const Options& opt, const KindEntry& k, const std::vector<Field>& fields) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli/commands.hpp"
+#include "hw/config/json_text.hpp"
 #include "apps/cli/table.hpp"
 #include "hw/catalog.hpp"
 #include "hw/error.hpp"
@@ -215,7 +216,7 @@ int run(const Context& ctx, const KernelOptions& o) {
                         {"clocks", o.clocks},
                         {"kernel_parameters", cal.kernel.source}};
     for (auto& [key, v] : a.detail.items()) j[key] = v;
-    std::cout << j.dump(2) << "\n";
+    std::cout << config::to_json_text(j, 2) << "\n";
     return 0;
   }
   Table t({"quantity", "value"});

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli/commands.hpp"
+#include "hw/config/json_text.hpp"
 #include "apps/cli/plan_training.hpp"
 #include "apps/cli/serving_summary.hpp"
 #include "apps/cli/table.hpp"
@@ -112,10 +113,11 @@ int plan_serving(const workloads::Scenario& s, const PlanOptions& o) {
     if (!out) throw IoError("cannot write --json file", {o.json_path, 0, ""}, "check that the folder exists and is writable");
     nlohmann::json shapes = nlohmann::json::array();
     for (const auto& r : rows) shapes.push_back(row_json(r));
-    out << nlohmann::json{{"scenario", s.name}, {"kind", "serving-capacity"}, {"workload", workload},
-                          {"slo", {{"ttft_s", cfg.slo.ttft_s}, {"tpot_s", cfg.slo.tpot_s}, {"attainment", cfg.slo.attainment}}},
-                          {"tolerance", o.tolerance}, {"rates", o.rates}, {"shapes", shapes}}
-               .dump(2)
+    out << config::to_json_text(
+               nlohmann::json{{"scenario", s.name}, {"kind", "serving-capacity"}, {"workload", workload},
+                              {"slo", {{"ttft_s", cfg.slo.ttft_s}, {"tpot_s", cfg.slo.tpot_s}, {"attainment", cfg.slo.attainment}}},
+                              {"tolerance", o.tolerance}, {"rates", o.rates}, {"shapes", shapes}},
+               2)
         << "\n";
   }
   return 0;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "hw/config/json_text.hpp"
 #include "apps/cli/point_executor.hpp"
 #include "apps/cli/progress_bar.hpp"
 #include "apps/cli/table.hpp"
@@ -205,7 +206,7 @@ int plan_training(const workloads::Scenario& s, const TrainingPlanRequest& req) 
     if (!out) throw IoError("cannot write --json file", {req.json_path, 0, ""}, "check that the folder exists and is writable");
     nlohmann::json j = plans_json(s, r);
     if (whatif) j["power_whatif"] = pl::power_whatif_json(*whatif);
-    out << j.dump(2) << "\n";
+    out << config::to_json_text(j, 2) << "\n";
   }
   return 0;
 }

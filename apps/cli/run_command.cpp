@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "apps/cli/commands.hpp"
+#include "hw/config/json_text.hpp"
 #include "apps/cli/serving_summary.hpp"
 #include "apps/cli/table.hpp"
 #include "hw/error.hpp"
@@ -94,7 +95,7 @@ int run_serving(const workloads::Scenario& s, const RunOptions& o) {
     workloads::rethrow_located(e, s);
   }
   print_serving_summary(std::cout, s, cfg, r, workload);
-  if (!o.json_path.empty()) open_output(o.json_path, "--json") << sv::serving_result_json(s, r, workload).dump(2) << "\n";
+  if (!o.json_path.empty()) open_output(o.json_path, "--json") << config::to_json_text(sv::serving_result_json(s, r, workload), 2) << "\n";
   if (!o.report_path.empty()) {
     auto out = open_output(o.report_path, "--report");
     print_serving_summary(out, s, cfg, r, workload);
@@ -117,7 +118,7 @@ int run(const Context& ctx, const RunOptions& o) {
         workloads::planner::evaluate_plan(workloads::planner::PlannerInputs::from(s), plan);
     const workloads::TrainingResult& r = e.result;
     print_summary(std::cout, s, plan, r);
-    if (!o.json_path.empty()) open_output(o.json_path, "--json") << workloads::planner::evaluation_json(s, plan, e).dump(2) << "\n";
+    if (!o.json_path.empty()) open_output(o.json_path, "--json") << config::to_json_text(workloads::planner::evaluation_json(s, plan, e), 2) << "\n";
     if (!o.report_path.empty()) {
       auto out = open_output(o.report_path, "--report");
       print_summary(out, s, plan, r);

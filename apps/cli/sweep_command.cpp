@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli/commands.hpp"
+#include "hw/config/json_text.hpp"
 #include "apps/cli/point_executor.hpp"
 #include "apps/cli/progress_bar.hpp"
 #include "apps/cli/table.hpp"
@@ -63,7 +64,7 @@ std::string run_point(const hw::Catalog& catalog, const pl::SweepSpec& spec, std
   } catch (const Error& e) {
     point["error"] = e.describe();
   }
-  return point.dump();
+  return config::to_json_text(point);
 }
 
 // A result value by dotted path ("memory.peak_per_gpu_bytes"), or null.
@@ -90,7 +91,7 @@ std::string cell(const nlohmann::json* v) {
     return buf;
   }
   if (v->is_string()) return v->get<std::string>();
-  return v->dump();
+  return config::to_json_text(*v);
 }
 
 std::string short_number(double v) {
@@ -171,7 +172,8 @@ int sweep(const Context& ctx, const SweepOptions& o) {
   if (!o.json_path.empty()) {
     std::ofstream out(o.json_path);
     if (!out) throw IoError("cannot write --json file", {o.json_path, 0, ""}, "check that the folder exists and is writable");
-    out << nlohmann::json{{"sweep", spec.name}, {"base", spec.base}, {"keys", spec.keys}, {"points", points}}.dump(2) << "\n";
+    out << config::to_json_text(nlohmann::json{{"sweep", spec.name}, {"base", spec.base}, {"keys", spec.keys}, {"points", points}}, 2)
+        << "\n";
   }
   if (!o.csv_path.empty()) {
     std::ofstream out(o.csv_path);

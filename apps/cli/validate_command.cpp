@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli/commands.hpp"
+#include "hw/config/json_text.hpp"
 #include "apps/cli/table.hpp"
 #include "hw/error.hpp"
 #include "validate/error_summary.hpp"
@@ -158,9 +159,10 @@ int validate_cases(const Context& ctx, const ValidateOptions& o) {
   if (!o.json_path.empty()) {
     std::ofstream out(o.json_path);
     if (!out) throw IoError("cannot write --json file", {o.json_path, 0, ""}, "check the folder");
-    out << nlohmann::json{{"cases", rows}, {"mean_absolute_error", mape}, {"max_absolute_error", worst},
-                          {"repeated_runs", repeated_json}, {"by_file", summary_json(summary.by_file)},
-                          {"by_kind", summary_json(summary.by_kind)}}.dump(2)
+    out << config::to_json_text(nlohmann::json{{"cases", rows}, {"mean_absolute_error", mape}, {"max_absolute_error", worst},
+                                               {"repeated_runs", repeated_json}, {"by_file", summary_json(summary.by_file)},
+                                               {"by_kind", summary_json(summary.by_kind)}},
+                                2)
         << "\n";
   }
   const bool too_far = (o.max_mape > 0 && mape * 100 > o.max_mape) || (o.max_error > 0 && worst * 100 > o.max_error);

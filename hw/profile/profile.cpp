@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "hw/config/json_text.hpp"
 #include "hw/error.hpp"
 
 namespace exasim::hw {
@@ -74,12 +75,6 @@ struct At {
     return static_cast<int>(v);
   }
 };
-
-// 1-based line of a byte offset, for JSON syntax errors.
-int line_of(const std::string& text, std::size_t byte) {
-  const auto end = text.begin() + static_cast<std::ptrdiff_t>(std::min(byte, text.size()));
-  return 1 + static_cast<int>(std::count(text.begin(), end, '\n'));
-}
 
 std::map<std::string, double> number_map(const At& a) {
   std::map<std::string, double> out;
@@ -186,13 +181,7 @@ json measurement_json(const Measurement& m) {
 }  // namespace
 
 Profile parse_profile(const std::string& text, const std::string& name) {
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw ConfigError(std::string("not valid JSON: ") + e.what(), {name, line_of(text, e.byte), ""},
-                      "the file may be cut short; rerun exasim-bench -o FILE");
-  }
+  const json root = config::parse_json_text(text, name, 1, "the file may be cut short; rerun exasim-bench -o FILE");
   return from_json(root, name);
 }
 
@@ -214,7 +203,7 @@ std::string profile_to_json(const Profile& p) {
   root["measurements"] = json::array();
   for (const auto& m : p.measurements) root["measurements"].push_back(measurement_json(m));
   if (!p.notes.empty()) root["notes"] = p.notes;
-  return root.dump(1) + "\n";
+  return config::to_json_text(root, 1) + "\n";
 }
 
 void write_profile(const Profile& p, const std::string& path) {

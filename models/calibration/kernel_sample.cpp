@@ -15,7 +15,7 @@ std::size_t clocks_from_power(std::vector<KernelSample>& samples, double power_l
   std::size_t at_limit = 0;
   if (!(power_limit_w > 0)) return 0;
   for (KernelSample& s : samples)
-    if (s.clocks == SampleClocks::kBurst && s.power_w >= kAtPowerLimit * power_limit_w) {
+    if (s.clocks != SampleClocks::kSustained && s.power_w >= kAtPowerLimit * power_limit_w) {
       s.clocks = SampleClocks::kSustained;
       ++at_limit;
     }

@@ -78,9 +78,9 @@ double predict_sample(const hw::GpuSpec& gpu, const KernelParams& p, const Kerne
 // at 1140-1190 W of 1200; B200 prefill attention at 950-1000 W of 1000).
 inline constexpr double kAtPowerLimit = 0.95;
 
-// Marks the burst samples whose measured board power (KernelSample::power_w) reached
-// kAtPowerLimit of `power_limit_w` as sustained; returns how many. Tables without power keep
-// their clocks.
+// Marks the samples whose measured board power (KernelSample::power_w) reached kAtPowerLimit of
+// `power_limit_w` as sustained, whatever clocks their table was timed at; returns how many.
+// Samples without a power reading keep their clocks.
 std::size_t clocks_from_power(std::vector<KernelSample>& samples, double power_limit_w);
 
 }  // namespace exasim::models

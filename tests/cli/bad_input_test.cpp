@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <iterator>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -161,4 +162,16 @@ TEST_CASE("bad input 8e: --window and serving.sliding_window_kv check their valu
   expect_command_error("kernel --gpu H100-SXM5-80GB --op attention_prefill --seq 4096 --heads 32 --window -1", {"--window"});
   expect_command_error("kernel --gpu H100-SXM5-80GB --op attention_prefill --seq 4096 --heads 32 --window 128 --no-causal",
                        {"--window", "causal"});
+}
+
+TEST_CASE("hostile input: a scenario name of invalid UTF-8 still gives valid --json") {
+  // Issue 29's fuzzing: nlohmann's dump threw type_error 316 (exit 4, "internal") on the bytes.
+  const std::string path = scenario("utf8", replace(kGood, "name: bad-input-base", "name: \"bad \xff\xfe name\""));
+  const std::string json = (std::filesystem::temp_directory_path() / "exasim_bad_input" / "utf8.json").string();
+  const CliResult r = run_cli("run '" + path + "' --json '" + json + "'");
+  INFO("output: ", r.output);
+  REQUIRE(r.status == 0);
+  std::ifstream in(json);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(contains(text, "\"bad \xef\xbf\xbd\xef\xbf\xbd name\""));  // each bad byte as U+FFFD
 }

@@ -120,7 +120,7 @@ TEST_CASE("profile: corrupt JSON gives the line of the damage") {
   const auto e = expect_error<ConfigError>([&] { parse_profile(text, "cut.json"); });
   CHECK(e.where().file == "cut.json");
   CHECK(e.where().line >= 8);
-  CHECK(contains(e.what(), "not valid JSON"));
+  CHECK(contains(e.what(), "invalid JSON"));
   CHECK_FALSE(e.hint().empty());
 }
 

@@ -109,7 +109,11 @@ TEST_CASE("mooncake: malformed lines name line and field, with and without jitte
     const char* message;
   };
   const Case cases[] = {
-      {"mooncake_bad_json.jsonl", 3, "", "bad JSON"},
+      {"mooncake_bad_json.jsonl", 3, "", "invalid JSON"},
+      {"mooncake_huge_timestamp.jsonl", 2, "timestamp", "later than 4e12 ms"},
+      {"mooncake_huge_length.jsonl", 2, "input_length", "more tokens than a request can hold"},
+      {"mooncake_deep.jsonl", 2, "", "nested deeper than 64 levels"},
+      {"mooncake_number_overflow.jsonl", 2, "", "beyond a double"},
       {"mooncake_missing_field.jsonl", 2, "output_length", "missing field"},
       {"mooncake_bad_hash.jsonl", 3, "hash_ids", "3 blocks"},
       {"mooncake_backwards.jsonl", 4, "timestamp", "backwards by 2.0"},

@@ -201,6 +201,18 @@ TEST_CASE("hf_config: a missing file is an IoError naming the path") {
   CHECK(e.describe().find("no-such-model") != std::string::npos);
 }
 
+TEST_CASE("hf_config: hostile JSON (deep nesting, a number beyond a double) is a located error, not a crash") {
+  // Issue 29's fuzzing: 10,000 nested brackets overflowed the stack (SIGSEGV); 1e400 escaped as an
+  // internal error (nlohmann's out_of_range, exit 4).
+  const ConfigError deep = error_of<ConfigError>(write_temp("deep", std::string(10000, '[') + std::string(10000, ']')));
+  CHECK(deep.where().line == 1);
+  CHECK(std::string(deep.what()).find("nested deeper than 64 levels") != std::string::npos);
+  const ConfigError huge = error_of<ConfigError>(
+      write_temp("huge", "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 1e400\n}\n"));
+  CHECK(huge.where().line == 3);
+  CHECK(std::string(huge.what()).find("1e400") != std::string::npos);
+}
+
 TEST_CASE("hf_config: bad JSON is a ConfigError with its line") {
   const std::string path = write_temp("bad_json", "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 64,\n"
                                                   "  \"vocab_size\" 100\n}\n");

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hw/config/json_text.hpp"
 #include "hw/error.hpp"
 
 namespace exasim::workloads {
@@ -64,12 +65,6 @@ std::string joined(Keys keys) {
   std::string out;
   for (std::string_view k : keys) out += (out.empty() ? "" : ", ") + std::string(k);
   return out;
-}
-
-// 1-based line of byte offset `byte` in `text`.
-int line_of(const std::string& text, std::size_t byte) {
-  const auto end = text.begin() + static_cast<std::ptrdiff_t>(std::min(byte, text.size()));
-  return 1 + static_cast<int>(std::count(text.begin(), end, '\n'));
 }
 
 // Field access with errors that name the file, the line of the key and the names tried.
@@ -149,7 +144,7 @@ class Reader {
 
   [[noreturn]] void fail(std::string_view key, const std::string& what, std::string hint = {}) const {
     const std::size_t at = text_.find("\"" + std::string(key) + "\"");
-    const int line = at == std::string::npos ? 0 : line_of(text_, at);
+    const int line = at == std::string::npos ? 0 : config::line_of(text_, at);
     throw ConfigError(what, SourceLocation{file_, line, std::string(key)}, std::move(hint));
   }
 
@@ -178,18 +173,9 @@ std::string read_text(const std::filesystem::path& p) {
 }
 
 json parse_json(const std::string& text, const std::string& file) {
-  try {
-    json root = json::parse(text);
-    if (!root.is_object()) throw ConfigError("a HuggingFace config must be a JSON object", SourceLocation{file, 1, {}});
-    return root;
-  } catch (const json::parse_error& e) {
-    // nlohmann's byte is 1-based and points at the last character read.
-    const int line = line_of(text, e.byte > 0 ? e.byte - 1 : 0);
-    std::string what = e.what();
-    const auto colon = what.find(": ");  // drop "[json.exception...] parse error at line L, column C: "
-    if (colon != std::string::npos) what = what.substr(colon + 2);
-    throw ConfigError("invalid JSON: " + what, SourceLocation{file, line, {}});
-  }
+  json root = config::parse_json_text(text, file);
+  if (!root.is_object()) throw ConfigError("a HuggingFace config must be a JSON object", SourceLocation{file, 1, {}});
+  return root;
 }
 
 const Family& find_family(const Reader& r) {

@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "hw/config/json_text.hpp"
 #include "hw/error.hpp"
 #include "workloads/planner/plan_constraints.hpp"
 #include "workloads/planner/plan_evaluation.hpp"
@@ -133,7 +134,7 @@ void simulate_and_rank(const PlannerInputs& in, const ObjectiveInfo& obj, const 
   const std::vector<std::string> reports = o.map(plans.size(), [&](std::size_t i) {
     const TrainingPlan plan(in.model, candidate_config(in.base, plans[i].candidate), in.cluster.gpu_count(),
                             std::max(in.cluster.gpus_per_node, plans[i].candidate.tp));
-    const std::string text = evaluation_json(in.scenario, plan, evaluate_plan(in, plan)).dump();
+    const std::string text = config::to_json_text(evaluation_json(in.scenario, plan, evaluate_plan(in, plan)));
     if (o.progress) o.progress("simulate", ++done, plans.size());
     return text;
   });
