@@ -77,6 +77,8 @@ Node Node::required(std::string_view key) const {
 }
 
 Node Node::at(std::size_t index) const {
+  // yaml-cpp would look a mapping up by the number as a key and throw InvalidNode.
+  if (!node_.IsSequence()) fail("expected a list, got " + type_name(), "write the entries as a list, one `- ` each");
   return Node(node_[index], origin_, path_ + "[" + std::to_string(index) + "]");
 }
 
@@ -219,15 +221,50 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+// Limits on a parsed document, checked once before any reader walks it (node.hpp).
+struct DocumentWalk {
+  const std::string& name;
+  std::size_t nodes = 0;
+
+  [[noreturn]] void refuse(const YAML::Node& at, const std::string& what, const std::string& hint) const {
+    throw ConfigError(what, {name, at.Mark().line + 1, ""}, hint);
+  }
+  // Each alias counts at every place it is used: that is what the readers would walk.
+  void visit(const YAML::Node& n, int depth) {
+    if (++nodes > kMaxYamlNodes)
+      refuse(n, "the document expands to more than " + std::to_string(kMaxYamlNodes) + " values",
+             "anchors and aliases that repeat each other (*a inside &b inside &c ...) multiply; write the values out");
+    if (depth > kMaxYamlDepth)
+      refuse(n, "nested deeper than " + std::to_string(kMaxYamlDepth) + " levels", "no exasim file nests past ~8 levels");
+    if (n.IsSequence())
+      for (const YAML::Node& child : n) visit(child, depth + 1);
+    if (n.IsMap())
+      for (const auto& kv : n) {
+        if (!kv.first.IsScalar())
+          refuse(kv.first, "a mapping key must be a name, got " + std::string(kv.first.IsMap() ? "a mapping" : kv.first.IsSequence() ? "a list" : "nothing"),
+                 "write `key: value` (a `? ` complex key has no name)");
+        visit(kv.second, depth + 1);
+      }
+  }
+};
+
+void check_document(const YAML::Node& root, const std::string& name) {
+  DocumentWalk walk{name};
+  walk.visit(root, 0);
+}
+
 Node parse_text(const std::string& text, const std::string& name) {
   auto origin = std::make_shared<Origin>();
   origin->file = name;
+  YAML::Node root;
   try {
-    return Node(YAML::Load(text), origin, "");
+    root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     throw ConfigError("YAML syntax error: " + e.msg, {name, e.mark.line + 1, ""},
                       "check indentation, colons and quotes on this line or the one before");
   }
+  check_document(root, name);
+  return Node(root, origin, "");
 }
 
 }  // namespace
@@ -248,6 +285,11 @@ Node load_file(const std::string& path) {
     throw IoError("is a directory, not a YAML file", {path, 0, ""}, "give the path of a .yaml file");
   std::ifstream in(path);
   if (!in) throw IoError("cannot open file", {path, 0, ""}, "check the path; it is read relative to the current directory");
+  // yaml-cpp holds ~50x a document's bytes while it parses: refuse what no exasim file needs.
+  if (const auto bytes = std::filesystem::file_size(path, ec); !ec && bytes > kMaxYamlBytes)
+    throw ConfigError("the file is " + std::to_string(bytes >> 20) + " MiB, more than the " + std::to_string(kMaxYamlBytes >> 20) +
+                          " MiB a YAML input may be",
+                      {path, 0, ""}, "scenario and catalog files are a few KB (the validation cases 260 KB); is it the right file?");
   std::stringstream buf;
   buf << in.rdbuf();
   return parse_text(buf.str(), path);
@@ -268,6 +310,7 @@ void apply_override(Node& root, const std::string& assignment) {
   } catch (const YAML::ParserException& e) {
     throw ConfigError("the value is not valid YAML: " + e.msg, here, "quote it if it contains ':' or '#'");
   }
+  check_document(parsed, here.file);
   std::vector<std::string> parts;
   for (std::size_t start = 0;;) {
     const auto dot = path.find('.', start);

@@ -4,6 +4,8 @@
 // unknown keys with a "did you mean" hint.
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <set>
@@ -15,6 +17,15 @@
 #include "hw/units.hpp"
 
 namespace exasim::config {
+
+// Limits on a YAML input, checked when it is read (load_file, load_string, apply_override), each a
+// ConfigError with file and line: a file of more than kMaxYamlBytes; nesting deeper than
+// kMaxYamlDepth; a map key that is not a name (`? [a]: b`, `? :`); a document of more than
+// kMaxYamlNodes values, counting an alias wherever it is used (an alias bomb: 2.2 KB of anchors
+// inside anchors expanding to 2^20 values ran 45-90 s and 4 GB in the readers).
+inline constexpr std::uintmax_t kMaxYamlBytes = 16u << 20;
+inline constexpr int kMaxYamlDepth = 64;
+inline constexpr std::size_t kMaxYamlNodes = 1'000'000;
 
 // The file a tree was read from, and which dotted keys were replaced by --set on the command line
 // (errors on those name the override, not the file).

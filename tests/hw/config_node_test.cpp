@@ -4,6 +4,9 @@
 
 #include "approx.hpp"
 
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 using exasim::ConfigError;
@@ -339,4 +342,58 @@ TEST_CASE("override: errors in an overridden value name the override, not the fi
   Node other = load_string("training:\n  micro: 1\n  micro_batch: 1\n", "test.yaml");
   apply_override(other, "training.micro=2");
   CHECK(other["training"]["micro_batch"].where().file == "test.yaml");
+}
+
+// Issue 29's fuzzing classes, each a located error now (they were internal errors, a hang or 4 GB).
+TEST_CASE("config: hostile YAML is refused with its line: complex keys, alias bombs, deep nesting") {
+  // A complex key has no name to report: yaml-cpp's bad conversion escaped as an internal error.
+  ConfigError e = expect_config_error([] { load_string("name: x\n? [a, b]\n: c\n", "k.yaml"); });
+  CHECK(e.where().file == "k.yaml");
+  CHECK(e.where().line == 2);
+  CHECK(contains(e.what(), "a mapping key must be a name"));
+  e = expect_config_error([] { load_string("? :\nname: x\n", "null-key.yaml"); });
+  CHECK(contains(e.what(), "a mapping key must be a name"));
+  // Anchors of anchors: 3 KB of text, 10^7 values once every alias is walked.
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 6; ++i) {
+    const std::string prev = "*a" + std::to_string(i - 1);
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [" + prev;
+    for (int j = 1; j < 10; ++j) bomb += ", " + prev;
+    bomb += "]\n";
+  }
+  e = expect_config_error([&] { load_string(bomb, "bomb.yaml"); });
+  CHECK(contains(e.what(), "more than 1000000 values"));
+  CHECK(e.where().line >= 1);
+  // Two levels of the same bomb (10 + 100 + 100 values) are read as written.
+  CHECK(load_string(bomb.substr(0, bomb.find("a2:")), "small.yaml")["a1"].size() == 10);
+  const std::string deep = std::string(100, '[') + std::string(100, ']');
+  e = expect_config_error([&] { load_string("x: " + deep + "\n", "deep.yaml"); });
+  CHECK(contains(e.what(), "nested deeper than 64 levels"));
+  CHECK(load_string("x: " + std::string(10, '[') + std::string(10, ']') + "\n", "ok.yaml").has("x"));
+  // --set values pass the same checks.
+  Node root = load_string("name: x\n", "s.yaml");
+  e = expect_config_error([&] { apply_override(root, "name=" + deep); });
+  CHECK(contains(e.what(), "nested deeper"));
+}
+
+TEST_CASE("config: a mapping where a list is expected is a located error, not yaml-cpp's InvalidNode") {
+  const Node root = load_string("groups:\n  a: 1\n  b: 2\n", "list.yaml");
+  const ConfigError e = expect_config_error([&] { root["groups"].at(0); });
+  CHECK(e.where().line == 1);  // the key's line
+  CHECK(e.where().key == "groups");
+  CHECK(contains(e.what(), "expected a list, got a mapping"));
+}
+
+TEST_CASE("config: a YAML file larger than any exasim input is refused before it is parsed") {
+  // A 100 MB file of unknown keys took 72 s and 5.2 GB before its error.
+  const auto path = std::filesystem::temp_directory_path() / "exasim_config_huge.yaml";
+  {
+    std::ofstream out(path);
+    const std::string line(1023, '#');
+    for (std::uintmax_t written = 0; written <= exasim::config::kMaxYamlBytes; written += 1024) out << line << '\n';
+  }
+  const ConfigError e = expect_config_error([&] { exasim::config::load_file(path.string()); });
+  CHECK(e.where().file == path.string());
+  CHECK(contains(e.what(), "more than the 16 MiB"));
+  std::filesystem::remove(path);
 }
