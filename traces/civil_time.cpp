@@ -5,6 +5,7 @@ namespace exasim::traces {
 namespace {
 
 constexpr std::int64_t kNsPerSecond = 1'000'000'000;
+constexpr int kFirstYear = 1970, kLastYear = 2200;
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -82,6 +83,10 @@ std::optional<std::int64_t> parse_timestamp_ns(std::string_view text, std::strin
   const auto mo = date_ok ? fixed_digits(text, pos, 2) : std::nullopt;
   const auto d = mo && expect(text, pos, '-') ? fixed_digits(text, pos, 2) : std::nullopt;
   if (!d) return fail(why, "expected a date like 2023-11-16 18:17:03.9799600");
+  // Nanoseconds since 1970 fit a signed 64-bit count until 2262; a trace from before the Unix
+  // epoch or after 2200 is a typo, not a log (year 9999 overflowed into "time goes backwards").
+  if (*y < kFirstYear || *y > kLastYear)
+    return fail(why, "year " + std::to_string(*y) + " is outside " + std::to_string(kFirstYear) + "-" + std::to_string(kLastYear));
   if (*mo < 1 || *mo > 12) return fail(why, "month " + std::to_string(*mo) + " is not 1-12");
   if (*d < 1 || static_cast<unsigned>(*d) > days_in_month(*y, static_cast<unsigned>(*mo)))
     return fail(why, "day " + std::to_string(*d) + " does not exist in month " + std::to_string(*mo));
@@ -109,9 +114,11 @@ std::optional<std::int64_t> parse_timestamp_ns(std::string_view text, std::strin
 std::optional<std::int64_t> parse_seconds_ns(std::string_view text, std::string* why) {
   std::size_t pos = 0;
   std::int64_t whole = 0;
+  // Whole seconds whose nanoseconds (plus a fraction) still fit a signed 64-bit count: ~292 years.
+  constexpr std::int64_t kMaxWhole = (INT64_MAX - (kNsPerSecond - 1)) / kNsPerSecond;
   for (; pos < text.size() && is_digit(text[pos]); ++pos) {
-    if (whole > (INT64_MAX / kNsPerSecond) / 10) return fail(why, "too large");
     whole = whole * 10 + (text[pos] - '0');
+    if (whole > kMaxWhole) return fail(why, "more than " + std::to_string(kMaxWhole) + " s (292 years)");
   }
   const bool has_whole = pos > 0;
   std::int64_t ns = 0;

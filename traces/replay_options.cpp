@@ -5,8 +5,8 @@
 
 namespace exasim::traces {
 
-ReplaySource::ReplaySource(std::unique_ptr<workloads::serving::RequestSource> inner, ReplayOptions options)
-    : inner_(std::move(inner)), options_(options) {}
+ReplaySource::ReplaySource(std::unique_ptr<workloads::serving::RequestSource> inner, ReplayOptions options, SourceLocation trace)
+    : inner_(std::move(inner)), options_(options), trace_(std::move(trace)) {}
 
 std::optional<workloads::serving::Request> ReplaySource::next() {
   if (done_ || (options_.max_requests >= 0 && issued_ >= options_.max_requests)) return std::nullopt;
@@ -18,6 +18,11 @@ std::optional<workloads::serving::Request> ReplaySource::next() {
     return r;
   }
   done_ = true;
+  if (issued_ == 0) {
+    const bool windowed = options_.window_start_s > 0 || std::isfinite(options_.window_end_s);
+    throw ConfigError((windowed ? "no request arrives inside the window: " : "the trace has no requests: ") + inner_->describe(), trace_,
+                      windowed ? "widen serving.workload.window, or check the trace's time span" : "a trace needs at least one row");
+  }
   return std::nullopt;
 }
 

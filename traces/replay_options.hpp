@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 
+#include "hw/error.hpp"
 #include "workloads/serving/request.hpp"
 
 namespace exasim::traces {
@@ -20,9 +21,11 @@ struct ReplayOptions {
   std::int64_t max_requests = -1;
 };
 
+// A trace that yields no request (a header and no rows, or nothing inside the window) is a
+// ConfigError at `trace`, the workload's trace key: a run over nothing reports nothing.
 class ReplaySource final : public workloads::serving::RequestSource {
  public:
-  ReplaySource(std::unique_ptr<workloads::serving::RequestSource> inner, ReplayOptions options);
+  ReplaySource(std::unique_ptr<workloads::serving::RequestSource> inner, ReplayOptions options, SourceLocation trace = {});
   // Ids are renumbered 0, 1, ... in the order handed out.
   std::optional<workloads::serving::Request> next() override;
   std::string describe() const override;
@@ -30,6 +33,7 @@ class ReplaySource final : public workloads::serving::RequestSource {
  private:
   std::unique_ptr<workloads::serving::RequestSource> inner_;
   ReplayOptions options_;
+  SourceLocation trace_;
   std::int64_t issued_ = 0;
   bool done_ = false;
 };

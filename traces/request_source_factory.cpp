@@ -132,7 +132,7 @@ std::unique_ptr<RequestSource> make_trace_source(const config::Node& w, std::uin
   allowed.insert(allowed.end(), extra.begin(), extra.end());
   w.check_keys(allowed);
   const ReplayOptions options = replay_options(w);
-  return std::make_unique<ReplaySource>(format->open(path, w, seed), options);
+  return std::make_unique<ReplaySource>(format->open(path, w, seed), options, trace.where());
 }
 
 // Length tables by resolved path: one table per file, so that prompt and output lengths from the

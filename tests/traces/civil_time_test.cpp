@@ -67,3 +67,20 @@ TEST_CASE("civil time: decimal seconds") {
   CHECK(parse_seconds_ns(".25") == 250'000'000);
   for (const char* bad : {"", "-1", "1e3", "abc", ".", "1.2.3", " 1"}) CHECK_MESSAGE(!parse_seconds_ns(bad), bad);
 }
+
+TEST_CASE("civil time: timestamps whose nanoseconds would overflow are refused, the edges kept") {
+  // Issue 29's fuzzing: year 9999 overflowed the signed nanosecond count (UB) and was then
+  // reported as "time goes backwards"; so did a seconds column of 20 digits.
+  std::string why;
+  CHECK_FALSE(parse_timestamp_ns("9999-12-31 23:59:59", &why));
+  CHECK(why == "year 9999 is outside 1970-2200");
+  CHECK_FALSE(parse_timestamp_ns("1969-12-31 23:59:59"));
+  CHECK(parse_timestamp_ns("1970-01-01 00:00:00") == 0);
+  // 2200-12-31 23:59:59: 2201-01-01 is 84371 days after 1970 (231 years, 56 leap days).
+  CHECK(parse_timestamp_ns("2200-12-31 23:59:59.999999999") == (84371LL * 86400 - 1) * kS + 999'999'999);
+  constexpr std::int64_t kMaxWhole = 9'223'372'035;  // (2^63 - 1 - 999999999) / 1e9
+  CHECK(parse_seconds_ns("9223372035.999999999") == kMaxWhole * kS + 999'999'999);
+  CHECK_FALSE(parse_seconds_ns("9223372036", &why));
+  CHECK(why.find("292 years") != std::string::npos);
+  CHECK_FALSE(parse_seconds_ns("99999999999999999999.5"));
+}

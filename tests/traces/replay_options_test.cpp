@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "trace_test_util.hpp"
@@ -87,4 +89,23 @@ TEST_CASE("replay: reading stops at the window's end") {
   CHECK(reqs[2].arrival_s == 2);
   CHECK_FALSE(src.next());
   CHECK(exasim::test::contains(src.describe(), "window [2, 5)"));
+}
+
+TEST_CASE("replay: a trace that yields no request is an error at its key, not an empty report") {
+  // Issue 29: an Azure trace of a header and no rows ran and reported 0 iterations, exit 0.
+  const exasim::SourceLocation key{"s.yaml", 22, "serving.workload.trace"};
+  const std::string header_only = (std::filesystem::temp_directory_path() / "exasim_azure_header_only.csv").string();
+  std::ofstream(header_only) << "TIMESTAMP,ContextTokens,GeneratedTokens\n";
+  ReplaySource empty(std::make_unique<AzureTraceSource>(header_only), {}, key);
+  try {
+    empty.next();
+    FAIL("no error");
+  } catch (const exasim::ConfigError& e) {
+    CHECK(e.where().line == 22);
+    CHECK(e.where().key == "serving.workload.trace");
+    CHECK(exasim::test::contains(e.what(), "the trace has no requests"));
+  }
+  // Rows, none inside the window: said so.
+  ReplaySource outside(std::make_unique<Counting>(5), {.window_start_s = 0.2, .window_end_s = 0.5}, key);
+  CHECK_THROWS_WITH_AS(outside.next(), doctest::Contains("no request arrives inside the window"), exasim::ConfigError);
 }

@@ -213,6 +213,17 @@ TEST_CASE("hf_config: hostile JSON (deep nesting, a number beyond a double) is a
   CHECK(std::string(huge.what()).find("1e400") != std::string::npos);
 }
 
+TEST_CASE("hf_config: dimensions beyond any model's are refused before they overflow") {
+  // Issue 29's fuzzing: n_embd of 2^62 overflowed the parameter count; 2^64 - 1 wrapped to -1.
+  for (const char* value : {"4611686018427387904", "18446744073709551615", "16777217"}) {
+    CAPTURE(value);
+    const ConfigError e = error_of<ConfigError>(write_temp("huge_dim", std::string("{\n  \"model_type\": \"gpt2\",\n  \"n_embd\": ") +
+                                                                          value + ",\n  \"n_layer\": 2, \"n_head\": 2, \"vocab_size\": 100\n}\n"));
+    CHECK(e.where().key == "n_embd");
+    CHECK(std::string(e.what()).find("out of range") != std::string::npos);
+  }
+}
+
 TEST_CASE("hf_config: bad JSON is a ConfigError with its line") {
   const std::string path = write_temp("bad_json", "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 64,\n"
                                                   "  \"vocab_size\" 100\n}\n");

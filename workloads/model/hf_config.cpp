@@ -58,6 +58,11 @@ struct NamedActivation {
   std::string_view name;  // matched as a substring of hidden_act ("gelu_new", "gelu_pytorch_tanh")
   Activation activation;
 };
+// The largest model dimension read (2^24): today's largest are FFN widths of 53248 (Llama 3.1
+// 405B), vocabularies of 256k and contexts of 10M tokens; an n_embd of 2^62 overflowed the
+// parameter count.
+constexpr std::int64_t kMaxDimension = std::int64_t{1} << 24;
+
 constexpr std::array kActivations = {NamedActivation{"silu", kSilu}, NamedActivation{"swish", kSilu},
                                      NamedActivation{"gelu", kGelu}, NamedActivation{"relu", Activation::kRelu}};
 
@@ -88,6 +93,8 @@ class Reader {
     const auto found = find(keys);
     if (!found) return std::nullopt;
     const json& v = *found->second;
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      fail(found->first, "value " + v.dump() + " is out of range", "a model dimension: at most " + std::to_string(kMaxDimension));
     if (v.is_number_integer()) return v.get<std::int64_t>();
     // Some exporters write integers as floats ("4096.0").
     if (v.is_number_float() && std::trunc(v.get<double>()) == v.get<double>() &&
@@ -108,9 +115,11 @@ class Reader {
     return static_cast<int>(v);
   }
 
+  // A dimension (hidden, vocabulary, FFN, head and MLA widths, context): positive and at most
+  // kMaxDimension, so the products the model forms (hidden^2 x layers, vocab x hidden) stay exact.
   std::int64_t size(Keys keys) const {
     const std::int64_t v = integer(keys);
-    check_range(keys, v, 1, std::numeric_limits<std::int64_t>::max());
+    check_range(keys, v, 1, kMaxDimension);
     return v;
   }
 
@@ -132,8 +141,7 @@ class Reader {
     if (v >= lo && v <= hi) return;
     const auto found = find(keys);
     fail(found ? found->first : *keys.begin(), "value " + std::to_string(v) + " is out of range",
-         hi >= std::numeric_limits<int>::max() ? "expected " + std::to_string(lo) + " or more"
-                                               : "expected " + std::to_string(lo) + " to " + std::to_string(hi));
+         "expected " + std::to_string(lo) + " to " + std::to_string(hi));
   }
 
   [[noreturn]] void missing(Keys keys) const {
