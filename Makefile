@@ -3,7 +3,7 @@ BUILD_DIR ?= build/release
 JOBS ?= $(shell nproc)
 SCENARIO ?= configs/scenarios/gpt3-175b-a100-1024.yaml
 
-.PHONY: all deps configure build demo test test-all bench calibrate-host asan clean
+.PHONY: all deps configure build demo test test-all bench calibrate-host asan fuzz clean
 
 all: build
 
@@ -43,6 +43,27 @@ ASAN_EXCLUDE = runner measurements|sweep under mpirun|collective under both fide
 asan: deps
 	cmake --preset debug-asan >/dev/null && cmake --build build/debug-asan -j $(JOBS)
 	cd build/debug-asan && ctest --output-on-failure -j $(JOBS) -LE slow -E "$(ASAN_EXCLUDE)"
+
+# libFuzzer over every reader of outside input (fuzz/fuzz_inputs.cpp), with ASan and UBSan: each
+# target runs FUZZ_SECONDS from its committed seeds (fuzz/corpus/<t>) and keeps what it learns in
+# build/fuzz/corpus/<t>; a finding stops the run and is left in build/fuzz/findings/<t>/ (add it
+# to fuzz/regressions/<t>/ once fixed: `make test` replays those). FUZZ_TARGETS picks some.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= scenario units calibration hf_config profile json_text azure burstgpt mooncake lengths
+fuzz:
+	@./scripts/install-deps.sh fuzz
+	@cmake --preset fuzz >/dev/null && echo "fuzz: building the targets (clang, ASan, UBSan; log in build/fuzz/build.log)" && \
+	  { cmake --build build/fuzz --target fuzz_all -j $(JOBS) > build/fuzz/build.log 2>&1 || { tail -30 build/fuzz/build.log; exit 1; }; }
+	@for t in $(FUZZ_TARGETS); do \
+	  dict=; case $$t in scenario|calibration) dict=-dict=fuzz/dict/yaml.dict;; hf_config|profile|json_text|mooncake) dict=-dict=fuzz/dict/json.dict;; esac; \
+	  mkdir -p build/fuzz/corpus/$$t build/fuzz/findings/$$t; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  seeds=fuzz/corpus/$$t; test -d fuzz/regressions/$$t && seeds="$$seeds fuzz/regressions/$$t"; \
+	  build/fuzz/fuzz/fuzz_$$t build/fuzz/corpus/$$t $$seeds $$dict -max_total_time=$(FUZZ_SECONDS) \
+	    -rss_limit_mb=2048 -timeout=10 -max_len=8192 -print_final_stats=1 -artifact_prefix=build/fuzz/findings/$$t/ 2>&1 | \
+	    grep -E "^(stat::|==|SUMMARY|INFO: seed|Done|artifact_prefix)|Test unit written|ERROR" || true; \
+	  test -z "$$(ls build/fuzz/findings/$$t)" || { echo "fuzz: $$t found inputs in build/fuzz/findings/$$t"; exit 1; }; \
+	done
 
 clean:
 	rm -rf build

@@ -4,6 +4,8 @@ set -euo pipefail
 packages=(cmake g++ make pkg-config libsimgrid-dev libeigen3-dev nlohmann-json3-dev libyaml-cpp-dev
           libcli11-dev libboost-graph-dev doctest-dev libbenchmark-dev
           libopenmpi-dev openmpi-bin)
+# `install-deps.sh fuzz` (make fuzz): clang and its libFuzzer runtime too, needed only there.
+[ "${1:-}" = fuzz ] && packages+=(clang libclang-rt-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
