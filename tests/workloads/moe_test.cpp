@@ -348,7 +348,8 @@ TEST_CASE("moe: the token-permute kernels are gathers, at the permute bandwidth 
   models::KernelParams p = models::KernelParams::defaults_for(cluster.gpu);
   const auto busy = [&](const models::KernelParams& k) {
     double s = 0;
-    for (const sim::Task& t : build_training_graph(plan, {cluster.gpu, k}).graph.tasks()) s += t.duration;
+    const auto built = build_training_graph(plan, {cluster.gpu, k});  // tasks() views it: keep it alive
+    for (const sim::Task& t : built.graph.tasks()) s += t.duration;
     return s;
   };
   const double streaming = busy(p);
