@@ -45,20 +45,17 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& file, i
   };
   // The parser itself keeps its nesting on the heap; the depth is bounded before a deep value
   // reaches the recursive serializer and destructor. The callback sees each opening bracket.
-  std::size_t opened_at = 0;
   auto depth_guard = [&](int depth, json::parse_event_t event, json&) {
     if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) && depth >= kMaxJsonDepth) {
       // The byte is not passed to callbacks: the first bracket past the limit, counted from the text.
       int level = 0;
-      for (std::size_t i = 0; i < text.size(); ++i) {
+      std::size_t i = 0;
+      for (; i < text.size(); ++i) {
         if (text[i] == '[' || text[i] == '{') ++level;
         if (text[i] == ']' || text[i] == '}') --level;
-        if (level > kMaxJsonDepth) {
-          opened_at = i;
-          break;
-        }
+        if (level > kMaxJsonDepth) break;
       }
-      throw TooDeep{opened_at};
+      throw TooDeep{i < text.size() ? i : 0};
     }
     return true;
   };
