@@ -140,24 +140,25 @@ hw::GpuSpec measured_gpu(const Context& ctx, const std::string& gpu_name) {
 
 // One line per sample (fit set, then held out) with the fitted tile model's prediction and, for
 // GEMMs, the tile and split-K it chose: what a user needs to see which shapes the model misses.
-void write_residuals(const std::string& path, const hw::GpuSpec& gpu, const models::KernelCalibration& c) {
+void write_residuals(const std::string& path, const hw::GpuSpec& gpu, const models::KernelParams& params,
+                     const std::vector<std::pair<const char*, const std::vector<models::KernelSample>*>>& sets) {
   std::ofstream f(path);
   if (!f) throw IoError("cannot write the residuals", {path, 0, ""}, "check the folder exists and is writable");
   f << "set,source,op,tp,tokens,m,n,k,batch,rows,cols,measured_us,predicted_us,error,bound,tile,split_k,library_tile,"
        "library_split_k,line,seq,context,heads,kv_heads,head_dim,window\n";
   f.precision(6);
-  for (const auto* set : {&c.fit_set, &c.held_out}) {
+  for (const auto& [set_name, set] : sets) {
     for (const models::KernelSample& s : *set) {
-      const double t = models::predict_sample(gpu, c.fitted, s);
+      const double t = models::predict_sample(gpu, params, s);
       std::string bound, tile;
       int split = 0;
       if (s.kind == models::SampleKind::kGemm) {
-        const models::GemmPlan g = models::gemm_plan(gpu, c.fitted, s.dtype, s.m, s.n, s.k, s.batch, s.recipe);
+        const models::GemmPlan g = models::gemm_plan(gpu, params, s.dtype, s.m, s.n, s.k, s.batch, s.recipe);
         bound = std::string(models::bound_name(g.cost.bound));
         tile = std::to_string(g.tile.bm) + "x" + std::to_string(g.tile.bn);
         split = g.split_k;
       }
-      f << (set == &c.fit_set ? "fit" : "held_out") << ',' << s.source << ',' << s.op << ',' << s.tp << ',' << s.tokens
+      f << set_name << ',' << s.source << ',' << s.op << ',' << s.tp << ',' << s.tokens
         << ',' << s.m << ',' << s.n << ',' << s.k << ',' << s.batch << ',' << s.rows << ',' << s.cols << ','
         << s.time_s * 1e6 << ',' << t * 1e6 << ',' << t / s.time_s - 1 << ',' << bound << ',' << tile << ',' << split << ','
         << (s.library_tile_m > 0 ? std::to_string(s.library_tile_m) + "x" + std::to_string(s.library_tile_n) : "") << ','
@@ -238,7 +239,7 @@ int calibrate_gpu(const Context& ctx, const CalibrateOptions& o, const std::stri
                     {"uncalibrated", models::accuracy_table(mems, c.uncalibrated, tile)}});
   }
   if (!o.residuals.empty()) {
-    write_residuals(o.residuals, gpu, c);
+    write_residuals(o.residuals, gpu, c.fitted, {{"fit", &c.fit_set}, {"held_out", &c.held_out}});
     out << "wrote " << o.residuals << " (per-sample residuals)\n";
   }
   models::CalibrationHeader h;
@@ -373,7 +374,9 @@ int evaluate_calibration(const Context& ctx, const CalibrateOptions& o, const st
   print_accuracy(std::cout, "MoE layers (routed experts)", moe,
                  {{"tile model", models::accuracy_table(moe, cal.kernel, tile, models::BucketBy::kMeasuredTime)}},
                  models::BucketBy::kMeasuredTime);
+  // MoE layers have their own columns (the op's kernels); GEMM and attention tables share one.
   if (!o.residuals.empty() && !moe.empty()) write_moe_residuals(o.residuals, gpu, cal.kernel, moe);
+  else if (!o.residuals.empty()) write_residuals(o.residuals, gpu, cal.kernel, {{"evaluated", &gemms}, {"evaluated", &attention}});
   return 0;
 }
 
@@ -573,7 +576,7 @@ void add_calibrate_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--node", opt->node, "aic-nccl: catalog node the table was measured on (default: the GPU's server)");
   cmd->add_option("--evaluate", opt->evaluate,
                   "aic-gemm / aic-attention: predict one GPU's tables with this calibration file (or none: the "
-                  "datasheet + family defaults) as exasim kernel does; fits and writes nothing");
+                  "datasheet + family defaults) as exasim kernel does; fits nothing and writes only --residuals (set evaluated)");
   cmd->add_option("--starts", opt->starts, "starting points sampled before the local fits")->check(CLI::NonNegativeNumber);
   cmd->callback([&ctx, opt] { ctx.handler = [&ctx, opt] { return run_calibrate(ctx, *opt); }; });
 }

@@ -60,6 +60,10 @@ struct DecodeShape {
   double kv_heads = 0;     // 0: same as heads
   double head_dim = 128;
   double block_tokens = 16; // paged-KV block size (vLLM default 16)
+  // Whether a grouped kernel multiplies a GQA group on the matrix units (TensorRT-LLM's XQA and
+  // trtllm-gen, FlashInfer's tensor-core decode: the kernels-aic tables) or on the vector units
+  // (vLLM's CUDA-core paged attention).
+  bool group_on_matrix_units = true;
 };
 KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const DecodeShape& s);
 

@@ -286,6 +286,36 @@ TEST_CASE("decode launch: grouped CTAs up to the group limit, per-head above it,
   CHECK(decode_launch(h100, plain, wide).grouped);
 }
 
+TEST_CASE("decode: a grouped CTA runs its GQA group's math on the matrix units, one head per K/V row on the vector units") {
+  const hw::GpuSpec b200 = catalog_gpu("B200");
+  KernelParams p = KernelParams::defaults_for(b200);
+  p.vector_efficiency = 0.5, p.matrix_efficiency = 0.6, p.hbm_efficiency = 0.8;
+  // 16 sequences of 32768 fp8 tokens, 32 query heads on one KV head (kernels-aic B200: 24.6 us).
+  const DecodeShape gqa{16, 32768, 32, 1, 128, 16};
+  const KernelCost c = attention_decode(b200, p, DType::kFp8, gqa);
+  // The group's 32 heads are two 16-row MMAs: 4 x 16 x 32 x 32768 x 128 FLOPs at the 16-bit
+  // matrix rate; on the vector units (fp8 falls back to fp32) it would take ~10x the KV stream.
+  const double flops = 4.0 * 16 * 32 * 32768 * 128;
+  const double t_matrix = flops / (b200.peak(DType::kBf16) * 0.6);
+  const double t_vector = flops / (b200.vector_rate(DType::kFp8) * 0.5);
+  const double t_hbm = c.bytes / (b200.hbm_bandwidth * 0.8);
+  REQUIRE(t_vector > 2 * t_hbm);
+  REQUIRE(t_matrix < t_hbm);
+  CHECK(c.bound == Bound::kHbm);
+  CHECK(c.time_s < 1.5 * t_hbm);
+  // A group of 17 heads pads to 32 MMA rows: the same matrix time as 32 heads.
+  KernelParams slow = p;
+  slow.matrix_efficiency = 1e-3;  // make the math bind, to see its rows
+  const KernelCost g32 = attention_decode(b200, slow, DType::kFp8, gqa);
+  const KernelCost g17 = attention_decode(b200, slow, DType::kFp8, {16, 32768, 17, 1, 128, 16});
+  CHECK(g32.bound == Bound::kMatrix);
+  CHECK(g17.time_s == approx(g32.time_s).epsilon(0.01));
+  CHECK(g32.time_s - slow.launch_overhead_s - slow.decode_overhead_for(DType::kFp8) >= flops / (b200.peak(DType::kBf16) * 1e-3));
+  // MHA (one query head per K/V head) stays on the vector units.
+  const KernelCost mha = attention_decode(b200, slow, DType::kFp8, {16, 32768, 32, 32, 128, 16});
+  CHECK(mha.bound != Bound::kMatrix);
+}
+
 TEST_CASE("AIConfigurator decode rows that read their cache faster than HBM are left out") {
   const hw::GpuSpec b200 = catalog_gpu("B200");
   KernelSample d;

@@ -200,16 +200,12 @@ double IterationCostModel::layer_attention_time(const BatchShape& b, double wind
       models::AttentionShape s{b.decodes, q, std::max(q, context), x.heads, x.kv_heads, x.d, true};
       s.window = window;
       t += models::attention_prefill(g, in_.kernel, kAct, s).time_s;
-    } else if (in_.decode_attention_matrix) {
-      // Tensor-core GQA decode: the heads/kv_heads query heads of a KV head are the rows of one
-      // MMA per loaded K/V block, so each K/V row is read once and multiplied on the matrix
-      // unit. The kernel streams the same paged KV as a CUDA-core kernel that has one query head
-      // per KV head, and its dot products (1/group of the vector kernel's) hide under that
-      // stream: modelled as that kernel.
-      const models::DecodeShape s{b.decodes, context, x.kv_heads, x.kv_heads, x.d, 16};
-      t += models::attention_decode(g, in_.kernel, in_.kv_dtype, s).time_s;
     } else {
-      const models::DecodeShape s{b.decodes, context, x.heads, x.kv_heads, x.d, 16};
+      // decode_attention: matrix is the tensor-core GQA decode the kernel tables measured (a KV
+      // head's query group as the rows of one MMA per loaded K/V block); vector, CUDA-core paged
+      // attention (each query head's dot products on the vector units).
+      models::DecodeShape s{b.decodes, context, x.heads, x.kv_heads, x.d, 16};
+      s.group_on_matrix_units = in_.decode_attention_matrix;
       t += models::attention_decode(g, in_.kernel, in_.kv_dtype, s).time_s;
     }
   }
