@@ -47,8 +47,11 @@ asan: deps
 # libFuzzer over every reader of outside input (fuzz/fuzz_inputs.cpp), with ASan and UBSan: each
 # target runs FUZZ_SECONDS from its committed seeds (fuzz/corpus/<t>) and keeps what it learns in
 # build/fuzz/corpus/<t>; a finding stops the run and is left in build/fuzz/findings/<t>/ (add it
-# to fuzz/regressions/<t>/ once fixed: `make test` replays those). FUZZ_TARGETS picks some.
+# to fuzz/regressions/<t>/ once fixed: `make test` replays those). FUZZ_TARGETS picks some;
+# FUZZ_RUNS stops a target after that many executions if that comes first (the campaign's bar:
+# make fuzz FUZZ_RUNS=1000000 FUZZ_SECONDS=1800).
 FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?= -1
 FUZZ_TARGETS ?= scenario units calibration hf_config profile json_text azure burstgpt mooncake lengths
 fuzz:
 	@./scripts/install-deps.sh fuzz
@@ -57,9 +60,9 @@ fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 	  dict=; case $$t in scenario|calibration) dict=-dict=fuzz/dict/yaml.dict;; hf_config|profile|json_text|mooncake) dict=-dict=fuzz/dict/json.dict;; esac; \
 	  mkdir -p build/fuzz/corpus/$$t build/fuzz/findings/$$t; \
-	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s$$(test $(FUZZ_RUNS) -ge 0 && echo " or $(FUZZ_RUNS) executions")"; \
 	  seeds=fuzz/corpus/$$t; test -d fuzz/regressions/$$t && seeds="$$seeds fuzz/regressions/$$t"; \
-	  build/fuzz/fuzz/fuzz_$$t build/fuzz/corpus/$$t $$seeds $$dict -max_total_time=$(FUZZ_SECONDS) \
+	  build/fuzz/fuzz/fuzz_$$t build/fuzz/corpus/$$t $$seeds $$dict -max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) \
 	    -rss_limit_mb=2048 -timeout=10 -max_len=8192 -print_final_stats=1 -artifact_prefix=build/fuzz/findings/$$t/ 2>&1 | \
 	    grep -E "^(stat::|==|SUMMARY|INFO: seed|Done|artifact_prefix)|Test unit written|ERROR" || true; \
 	  test -z "$$(ls build/fuzz/findings/$$t)" || { echo "fuzz: $$t found inputs in build/fuzz/findings/$$t"; exit 1; }; \

@@ -65,3 +65,23 @@ TEST_CASE("line reader: a missing file is an IoError naming it") {
     CHECK(e.where().file == "/nonexistent/exasim/trace.csv");
   }
 }
+
+TEST_CASE("line reader: a small file's buffer (sized to the file) still refills and grows") {
+  // The buffer is sized when the file opens (4 KiB for this one); the file then grows to many
+  // buffers' worth, with a line longer than the buffer: every line still comes back whole.
+  const TempFile f("first\n", "grows.txt");
+  LineReader r(f.path);
+  const std::string wide(10'000, 'y');
+  {
+    std::ofstream more(f.path, std::ios::binary | std::ios::app);
+    more << wide << "\n";
+    for (int i = 0; i < 20'000; ++i) more << i << "\n";
+  }
+  std::vector<std::string> lines;
+  std::string_view line;
+  while (r.next(line)) lines.emplace_back(line);
+  REQUIRE(lines.size() == 20'002);
+  CHECK(lines[0] == "first");
+  CHECK(lines[1] == wide);
+  CHECK(lines.back() == "19999");
+}
