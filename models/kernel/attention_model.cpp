@@ -244,7 +244,8 @@ KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType
   // per-head kernel) runs them on the vector units. kernels-aic B200, 32 heads on 1 KV head,
   // fp8 cache, 16 sequences of 32768 tokens: 24.6 us measured, where the vector units alone
   // would take ~180 us (8.6 GFLOP at ~48 TFLOP/s).
-  const bool on_matrix = s.group_on_matrix_units && launch.grouped && group > 1;
+  const bool trtllm = s.kernels == DecodeKernels::kTensorRtLlm;
+  const bool on_matrix = trtllm && launch.grouped && group > 1;
   const double t_math = on_matrix ? 4 * batch * kv_heads * std::ceil(group / 16) * 16 * ctx * hd /
                                         (gpu.peak(DType::kBf16) * p.matrix_efficiency)
                                   : flops / (gpu.vector_rate(dtype) * p.vector_efficiency);
@@ -270,11 +271,19 @@ KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType
   c.time_s = fixed + std::max(t_memory, t_math);
   c.bound = t_memory >= t_math ? Bound::kHbm : on_matrix ? Bound::kMatrix : Bound::kVector;
   if (fixed > std::max(t_memory, t_math)) c.bound = Bound::kLaunch;
-  if (splits > 1) {  // partial outputs (fp32 O and log-sum-exp) reduced by a second kernel
+  if (splits > 1) {  // partial outputs (fp32 O and log-sum-exp) of each split, reduced
     const double partial = batch * heads * splits * (hd + 2) * 4;
-    const KernelCost reduce = streaming_kernel(gpu, p, partial + batch * heads * hd * e, batch * heads * splits * hd);
-    c.time_s += reduce.time_s;
-    c.bytes += reduce.bytes;
+    if (trtllm && p.decode_cta_bandwidth[0] > 0) {
+      // In the kernel: the last CTA of each head's splits reads their partials at its own rate,
+      // after the others wrote them (XQA / MMHA multi-block mode); no second launch.
+      const double per_head = (launch.grouped ? group : 1) * splits * (hd + 2) * 4;
+      c.time_s += std::max(partial / (gpu.hbm_bandwidth * stream), per_head / p.decode_cta_bandwidth_for(dtype));
+      c.bytes += 2 * partial;
+    } else {
+      const KernelCost reduce = streaming_kernel(gpu, p, partial + batch * heads * hd * e, batch * heads * splits * hd);
+      c.time_s += reduce.time_s;
+      c.bytes += reduce.bytes;
+    }
   }
   return c;
 }

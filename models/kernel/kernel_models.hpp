@@ -53,6 +53,13 @@ KernelCost attention_backward(const hw::GpuSpec& gpu, const KernelParams& p, DTy
 // per sequence (the mean when lengths differ). Streams the KV bytes from HBM; long contexts are
 // split over several CTAs (FlashDecoding split-KV) so that small batches still fill the SMs.
 // `dtype` is the KV-cache dtype.
+// Which decode kernels run. TensorRT-LLM's (what the kernels-aic tables measured): XQA /
+// trtllm-gen for GQA groups, the group's heads as the rows of 16-row MMAs, MMHA per head, the
+// split-KV partials reduced inside the kernel by the last CTA of each head. CUDA-core paged
+// attention (vLLM's paged_attention_v1/v2): every dot product on the vector units, the partials
+// reduced by a second kernel.
+enum class DecodeKernels { kTensorRtLlm, kCudaCorePaged };
+
 struct DecodeShape {
   double batch = 1;
   double context = 0;
@@ -60,10 +67,7 @@ struct DecodeShape {
   double kv_heads = 0;     // 0: same as heads
   double head_dim = 128;
   double block_tokens = 16; // paged-KV block size (vLLM default 16)
-  // Whether a grouped kernel multiplies a GQA group on the matrix units (TensorRT-LLM's XQA and
-  // trtllm-gen, FlashInfer's tensor-core decode: the kernels-aic tables) or on the vector units
-  // (vLLM's CUDA-core paged attention).
-  bool group_on_matrix_units = true;
+  DecodeKernels kernels = DecodeKernels::kTensorRtLlm;
 };
 KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const DecodeShape& s);
 

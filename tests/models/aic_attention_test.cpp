@@ -281,6 +281,21 @@ TEST_CASE("decode launch: grouped CTAs up to the group limit, per-head above it,
   // Per-head: 64 CTAs a sequence at the per-head cost.
   CHECK(attention_decode(h100, p, DType::kBf16, wide).time_s ==
         approx(p.launch_overhead_s + 1024 * 64 * (1.5e-6 + 2 * 2 * 128 * 2 / 50e9) / 132).epsilon(1e-9));
+  // One sequence of 32768 tokens: 64 splits (the 8 KV heads fill 528 CTA slots at 66; capped at
+  // 64). TensorRT-LLM reduces the splits in the kernel: the last CTA of each KV head reads its
+  // group's 4 heads x 64 partials (128 fp32 values and 2 statistics) at its own rate; no launch.
+  const DecodeShape one_long{1, 32768, 32, 8, 128, 16};
+  REQUIRE(decode_launch(h100, p, one_long).splits == 64);
+  const double cta = 5e-6 + 2 * 512 * 128 * 2 / 50e9;
+  const double kv = 2.0 * 8 * 32768 * 128 * 2 + 2.0 * 32 * 128 * 2;
+  const double body = std::max(kv / (h100.hbm_bandwidth * 0.9), 8 * 64 * cta / 132);
+  const double tail = 4.0 * 64 * 130 * 4 / 50e9;
+  CHECK(attention_decode(h100, p, DType::kBf16, one_long).time_s == approx(p.launch_overhead_s + body + tail).epsilon(1e-9));
+  // CUDA-core paged attention reduces them with a second kernel: at least its launch more.
+  DecodeShape paged = one_long;
+  paged.kernels = DecodeKernels::kCudaCorePaged;
+  CHECK(attention_decode(h100, p, DType::kBf16, paged).time_s >
+        attention_decode(h100, p, DType::kBf16, one_long).time_s - tail + p.launch_overhead_s);
   // Without the CTA parameters the stream model is unchanged: the grouped limit does not apply.
   KernelParams plain = KernelParams::defaults_for(h100);
   CHECK(decode_launch(h100, plain, wide).grouped);

@@ -205,7 +205,7 @@ double IterationCostModel::layer_attention_time(const BatchShape& b, double wind
       // head's query group as the rows of one MMA per loaded K/V block); vector, CUDA-core paged
       // attention (each query head's dot products on the vector units).
       models::DecodeShape s{b.decodes, context, x.heads, x.kv_heads, x.d, 16};
-      s.group_on_matrix_units = in_.decode_attention_matrix;
+      s.kernels = in_.decode_attention_matrix ? models::DecodeKernels::kTensorRtLlm : models::DecodeKernels::kCudaCorePaged;
       t += models::attention_decode(g, in_.kernel, in_.kv_dtype, s).time_s;
     }
   }
