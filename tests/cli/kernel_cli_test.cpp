@@ -312,6 +312,28 @@ TEST_CASE("cli: calibrate, then kernel with the file and the table's recipe, giv
   for (std::string l; std::getline(printed, l);)
     if (l.starts_with("tile model  all")) all_row = l;
   CHECK(all_row.ends_with(mean.str()));
+  // --evaluate --residuals: the same rows and predictions as the fit's residuals, set "evaluated".
+  const std::string evaluated = residuals + ".evaluated.csv";
+  REQUIRE(run("calibrate '" + table + "' --device H100-SXM5-80GB --evaluate '" + out + "' --residuals '" + evaluated + "'")
+              .status == 0);
+  auto predictions = [](const std::string& text) {
+    std::multiset<std::string> out;  // line, measured, predicted of each row
+    std::istringstream in(text);
+    std::string row;
+    std::getline(in, row);
+    while (std::getline(in, row)) {
+      std::vector<std::string> f;
+      std::stringstream ss(row);
+      for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+      out.insert(f[19] + "," + f[11] + "," + f[12]);
+    }
+    return out;
+  };
+  const std::string ev_csv = slurp(evaluated);
+  CHECK(ev_csv.substr(0, ev_csv.find('\n')) == slurp(residuals).substr(0, slurp(residuals).find('\n')));
+  CHECK(contains(ev_csv, "\nevaluated,"));
+  CHECK(predictions(ev_csv) == predictions(slurp(residuals)));
+  fs::remove(evaluated);
   CHECK(run("calibrate '" + table + "' --device H100-SXM5-80GB --evaluate /no/such.yaml").status != 0);
   fs::remove(out), fs::remove(residuals);
 }
