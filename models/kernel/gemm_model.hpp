@@ -23,7 +23,8 @@
 // least time are chosen, as a heuristic that knew the hardware would, except that tiles shorter
 // than M are not used below M = 128 (cuBLAS keeps one row of tiles there), a Stream-K plan on
 // Hopper pays for padding in MMA N steps of 16 along one side rather than whole tiles
-// (kMmaNStep), and block-scaled GEMMs never split K (DeepGEMM: one CTA per output tile; splits_k).
+// (kMmaNStep), and block-scaled GEMMs never split K (DeepGEMM, and NVFP4 on CUTLASS: one CTA per
+// output tile; splits_k).
 // Blackwell (tcgen05): the tensor cores read both operands from shared memory themselves, so the
 // smem term does not apply; CTA-pair tiles (256 x 128, 256 x 256 over two SMs) join the
 // candidates; fp4 operands (NVFP4) carry one 1-byte scale per 16 values in the L2/HBM terms.

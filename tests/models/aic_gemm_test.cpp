@@ -250,6 +250,16 @@ TEST_CASE("block-scaled GEMMs never split K: one CTA per output tile over the wh
   // Its time is that of the same tile without a split.
   const GemmPlan same = gemm_plan_with(h100, p, DType::kFp8, 1, 128, 8192, 1, block.tile, 1, GemmRecipe::kBlockScaled);
   CHECK(block.cost.time_s == approx(same.cost.time_s).epsilon(1e-12));
+  // NVFP4 on Blackwell (CUTLASS's block-scaled kernels) does not split K either, where bf16 does
+  // (kernels-aic B200: 1 x 10240 x 65536 nvfp4 takes 134 us, the weights at 2.8 TB/s; a split-K
+  // plan had predicted 82 us).
+  const hw::GpuSpec b200 = catalog_gpu("B200");
+  KernelParams q = KernelParams::defaults_for(b200);
+  q.smem_operand_mma = q.stream_k = q.narrow_output_16bit = 1;
+  const GemmPlan wide = gemm_plan(b200, q, DType::kBf16, 1, 1024, 65536);
+  CHECK((wide.split_k > 1 || wide.stream_k));
+  for (const GemmPlan& c : gemm_candidate_plans(b200, q, DType::kFp4, 1, 1024, 65536))
+    CHECK((c.split_k == 1 && !c.stream_k));
 }
 
 TEST_CASE("kernel fit: recovers the formats' efficiencies and the casts' fixed costs and bandwidths from data the model generated") {
