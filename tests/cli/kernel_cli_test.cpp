@@ -38,6 +38,14 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
+// The comma-separated fields of one line of a residuals CSV (no quoting: it writes none).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> f;
+  std::stringstream ss(line);
+  for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+  return f;
+}
+
 const std::string kData = std::string(EXASIM_TEST_DATA) + "/vidur/";
 
 }  // namespace
@@ -163,9 +171,7 @@ TEST_CASE("cli: calibrate fits Vidur tables, reports held-out error and baseline
   int rows = 0, held_gemms = 0;
   double held_abs = 0;
   while (std::getline(csv, line)) {
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+    const std::vector<std::string> f = csv_fields(line);
     REQUIRE(f.size() >= 14);
     ++rows;
     const double measured = std::stod(f[11]), predicted = std::stod(f[12]), error = std::stod(f[13]);
@@ -241,9 +247,7 @@ TEST_CASE("cli: calibrate on a GPU profile reports how often the model picks the
   std::string line;
   std::getline(csv, line);
   while (std::getline(csv, line)) {
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+    const std::vector<std::string> f = csv_fields(line);
     REQUIRE(f.size() >= 17);
     CHECK_FALSE(f[16].empty());  // the model's split-K
     model_tiles.push_back(f[15]);
@@ -280,9 +284,7 @@ TEST_CASE("cli: calibrate, then kernel with the file and the table's recipe, giv
   int rows = 0;
   double error_sum = 0;  // |exasim kernel / measured - 1| over the rows
   while (std::getline(csv, line)) {
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+    const std::vector<std::string> f = csv_fields(line);
     REQUIRE(f.size() >= 13);
     const std::string args = "kernel --gpu H100-SXM5-80GB --op gemm --recipe " + f[2] + " --m " + f[5] + " --n " + f[6] +
                              " --k " + f[7] + " --calibration '" + out + "' --clocks burst --json";  // the table's replays
@@ -322,9 +324,7 @@ TEST_CASE("cli: calibrate, then kernel with the file and the table's recipe, giv
     std::string row;
     std::getline(in, row);
     while (std::getline(in, row)) {
-      std::vector<std::string> f;
-      std::stringstream ss(row);
-      for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+      const std::vector<std::string> f = csv_fields(row);
       out.insert(f[19] + "," + f[11] + "," + f[12]);
     }
     return out;
