@@ -245,7 +245,8 @@ KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType
   // fp8 cache, 16 sequences of 32768 tokens: 24.6 us measured, where the vector units alone
   // would take ~180 us (8.6 GFLOP at ~48 TFLOP/s).
   const bool trtllm = s.kernels == DecodeKernels::kTensorRtLlm;
-  const bool on_matrix = trtllm && launch.grouped && group > 1;
+  const bool group_cta = launch.grouped && group > 1;  // one CTA serves a GQA group of heads
+  const bool on_matrix = trtllm && group_cta;
   const double t_math = on_matrix ? 4 * batch * kv_heads * std::ceil(group / 16) * 16 * ctx * hd /
                                         (gpu.peak(DType::kBf16) * p.matrix_efficiency)
                                   : flops / (gpu.vector_rate(dtype) * p.vector_efficiency);
@@ -254,7 +255,7 @@ KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType
     // CTAs of a grouped kernel (each a whole GQA group) or, for groups above its limit, of a
     // per-head kernel whose heads re-read their group's K and V from L2 (kernel_params.hpp).
     const double cta_bytes = 2 * std::ceil(ctx / splits) * hd * e;
-    const double per_cta = (launch.grouped && group > 1 ? p.decode_cta_overhead_for(dtype) : p.decode_head_cta_overhead_s) +
+    const double per_cta = (group_cta ? p.decode_cta_overhead_for(dtype) : p.decode_head_cta_overhead_s) +
                            cta_bytes / p.decode_cta_bandwidth_for(dtype);
     const double t_ctas = std::max(launch.ctas * per_cta / gpu.sm_count, per_cta);
     const double t_l2 = (launch.grouped ? 0 : kv_bytes * group) / (gpu.l2_read_bandwidth() * p.l2_efficiency);
@@ -275,7 +276,8 @@ KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType
     const double partial = batch * heads * splits * (hd + 2) * 4;
     if (trtllm && p.decode_cta_bandwidth[0] > 0) {
       // In the kernel: the last CTA of each head's splits reads their partials at its own rate,
-      // after the others wrote them (XQA / MMHA multi-block mode); no second launch.
+      // after the others wrote them (XQA / MMHA multi-block mode); no second launch. Without the
+      // CTA parameters (family defaults: no CTA rate to price it at) the second kernel stands in.
       const double per_head = (launch.grouped ? group : 1) * splits * (hd + 2) * 4;
       c.time_s += std::max(partial / (gpu.hbm_bandwidth * stream), per_head / p.decode_cta_bandwidth_for(dtype));
       c.bytes += 2 * partial;

@@ -18,9 +18,10 @@
 // Decode: FlashDecoding / vLLM paged attention. One query token per sequence reads the whole
 // KV cache of its context; the kernel is a stream of KV bytes from HBM. CTAs = sequences x KV
 // heads x splits, with the context split (split-KV) until the CTAs fill the SMs; each CTA keeps
-// two paged blocks in flight (Little's law); splits > 1 add a reduction kernel. The dot products
-// of a grouped CTA serving a GQA group run on the matrix units (the group's heads as MMA rows,
-// padded to 16), those of one head per K/V row on the vector units (DecodeShape).
+// two paged blocks in flight (Little's law); splits > 1 add a reduction, inside the kernel
+// (TensorRT-LLM) or as a second one (CUDA-core paged attention). The dot products of a grouped
+// CTA serving a GQA group run on the matrix units (the group's heads as MMA rows, padded to 16),
+// those of one head per K/V row on the vector units (DecodeKernels).
 #include "hw/dtype.hpp"
 #include "hw/gpu_spec.hpp"
 #include "models/kernel/kernel_models.hpp"

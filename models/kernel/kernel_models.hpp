@@ -49,10 +49,6 @@ KernelCost attention_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DTyp
 // FlashAttention-2 style backward (dQ, dK, dV; recomputes the scores).
 KernelCost attention_backward(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const AttentionShape& s);
 
-// Decode attention: one new query token per sequence over a paged KV cache of `context` tokens
-// per sequence (the mean when lengths differ). Streams the KV bytes from HBM; long contexts are
-// split over several CTAs (FlashDecoding split-KV) so that small batches still fill the SMs.
-// `dtype` is the KV-cache dtype.
 // Which decode kernels run. TensorRT-LLM's (what the kernels-aic tables measured): XQA /
 // trtllm-gen for GQA groups, the group's heads as the rows of 16-row MMAs, MMHA per head, the
 // split-KV partials reduced inside the kernel by the last CTA of each head. CUDA-core paged
@@ -60,6 +56,10 @@ KernelCost attention_backward(const hw::GpuSpec& gpu, const KernelParams& p, DTy
 // reduced by a second kernel.
 enum class DecodeKernels { kTensorRtLlm, kCudaCorePaged };
 
+// Decode attention: one new query token per sequence over a paged KV cache of `context` tokens
+// per sequence (the mean when lengths differ). Streams the KV bytes from HBM; long contexts are
+// split over several CTAs (FlashDecoding split-KV) so that small batches still fill the SMs.
+// `dtype` is the KV-cache dtype.
 struct DecodeShape {
   double batch = 1;
   double context = 0;
