@@ -317,6 +317,7 @@ int run_leave_one_gpu_out(const Context& ctx, const CalibrateOptions& o) {
       throw ConfigError("cannot tell which catalog GPU the table was measured on", {path, 0, ""},
                         "give tables from kernels-aic/<gpu>/ folders");
     gpus.push_back({catalog.gpu(name), models::read_aic_gemm_table(path).samples});
+    models::drop_faster_than_hbm(gpus.back().gpu, gpus.back().gemms);
     models::clocks_from_power(gpus.back().gemms, gpus.back().gpu.tdp_w);
   }
   models::LeaveOneOutOptions lo;
@@ -413,9 +414,13 @@ int run_aic_gemm(const Context& ctx, CalibrateOptions o) {
     throw ConfigError("cannot tell which GPU the table was measured on", {o.input, 0, ""},
                       "give --device GPU (the table's folder is not one of kernels-aic's)");
   const hw::GpuSpec spec = measured_gpu(ctx, gpu);
-  if (const std::size_t dropped = models::drop_decode_faster_than_hbm(spec, samples))
-    std::cout << "exasim: " << dropped << " decode calls left out: they read their KV cache faster than " << gpu
+  const models::FasterThanHbm dropped = models::drop_faster_than_hbm(spec, samples);
+  if (dropped.decode)
+    std::cout << "exasim: " << dropped.decode << " decode calls left out: they read their KV cache faster than " << gpu
               << "'s HBM peak, so it was not all in HBM\n";
+  if (dropped.gemm)
+    std::cout << "exasim: " << dropped.gemm << " GEMMs left out: they read their operands faster than " << gpu
+              << "'s HBM peak, so the table's replays found them in L2\n";
   if (const std::size_t capped = models::clocks_from_power(samples, spec.tdp_w))
     std::cout << "exasim: " << capped << " calls ran at " << gpu << "'s power limit (board power within "
               << 100 * (1 - models::kAtPowerLimit) << "% of " << spec.tdp_w << " W): priced at its sustained clocks\n";

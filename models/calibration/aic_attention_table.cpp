@@ -75,19 +75,4 @@ bool is_aic_attention_table(const std::string& path) {
   return csv_has_columns(path, kPrefillColumns) || csv_has_columns(path, kDecodeColumns);
 }
 
-double decode_hbm_fraction(const hw::GpuSpec& gpu, const KernelSample& s) {
-  if (s.kind != SampleKind::kAttentionDecode || !(s.time_s > 0)) return 0;
-  const double keys = s.window > 0 ? std::min(s.context, s.window) : s.context;
-  const double bytes = s.batch * keys * s.kv_heads * s.head_dim * 2 * dtype_bytes(s.dtype);
-  return bytes / s.time_s / gpu.hbm_bandwidth;
-}
-
-std::size_t drop_decode_faster_than_hbm(const hw::GpuSpec& gpu, std::vector<KernelSample>& samples) {
-  const auto impossible = [&](const KernelSample& s) { return decode_hbm_fraction(gpu, s) > 1; };
-  const auto first = std::remove_if(samples.begin(), samples.end(), impossible);
-  const auto dropped = static_cast<std::size_t>(samples.end() - first);
-  samples.erase(first, samples.end());
-  return dropped;
-}
-
 }  // namespace exasim::models

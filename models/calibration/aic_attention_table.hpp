@@ -27,13 +27,4 @@ std::vector<KernelSample> read_aic_attention_table(const std::string& path);
 // True when the file looks like either attention table.
 bool is_aic_attention_table(const std::string& path);
 
-// The KV-cache bytes a decode row must read (K and V of every cached token in its window, per
-// KV head) over its time, as a fraction of `gpu`'s HBM peak; 0 for other rows.
-double decode_hbm_fraction(const hw::GpuSpec& gpu, const KernelSample& s);
-
-// Leaves out the decode rows that would have read their cache faster than the HBM peak, which no
-// kernel does that reads it: the benchmark's cache was not all in HBM (on B200 / GB200 a third
-// of the rows of 50 MB or more, up to 1.79x the peak; none on H100). Returns how many.
-std::size_t drop_decode_faster_than_hbm(const hw::GpuSpec& gpu, std::vector<KernelSample>& samples);
-
 }  // namespace exasim::models

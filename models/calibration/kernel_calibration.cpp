@@ -1,10 +1,13 @@
 #include "models/calibration/kernel_calibration.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <map>
 #include <numeric>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "hw/error.hpp"
 #include "models/calibration/calibration_file.hpp"
@@ -103,6 +106,22 @@ std::vector<std::string> gemm_parameters_for(const std::vector<KernelSample>& ge
   return names;
 }
 
+bool shows_scale_alignment_copy(const std::vector<KernelSample>& gemms) {
+  std::map<std::tuple<double, double, double, double>, double> block;  // (m, n, k, batch) -> time
+  for (const KernelSample& g : gemms)
+    if (g.kind == SampleKind::kGemm && g.recipe == GemmRecipe::kBlockScaled && g.k > 128 && g.m >= 4 && g.m <= 13)
+      block[{g.m, g.n, g.k, g.batch}] = g.time_s;
+  std::vector<double> steps;
+  for (const auto& [shape, t] : block) {
+    const auto [m, n, k, batch] = shape;
+    if (std::fmod(m, 4) != 0) continue;
+    if (auto next = block.find({m + 1, n, k, batch}); next != block.end()) steps.push_back(next->second - t);
+  }
+  if (steps.size() < 10) return false;
+  std::nth_element(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(steps.size() / 2), steps.end());
+  return steps[steps.size() / 2] > 1e-6;
+}
+
 void resolve_format_efficiencies(KernelParams& p) {
   p.matrix_efficiency_fp8 = p.matrix_efficiency_for(DType::kFp8);
   p.matrix_efficiency_fp4 = p.matrix_efficiency_for(DType::kFp4);
@@ -187,6 +206,7 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
   }
   if (!gemms.empty()) {
     std::vector<std::string> names = gemm_parameters_for(gemms);
+    if (shows_scale_alignment_copy(all_gemms)) names.emplace_back("scale_align_overhead"), start(p.scale_align_overhead_s, 5e-6);
     require("GEMMs", gemms.size(), names.size());
     resolve_format_efficiencies(p);
     if (o.library_behaviours) p.smem_operand_mma = p.stream_k = p.narrow_output_16bit = 1;

@@ -61,6 +61,12 @@ bool sample_held_out(const KernelSample& s, double fraction, unsigned seed);
 // _weight_only), without matrix_efficiency when no 16-bit GEMM is among them, and without the
 // power limit's when every one ran at burst clocks.
 std::vector<std::string> gemm_parameters_for(const std::vector<KernelSample>& gemms);
+// Whether the block-scaled fp8 GEMMs of a table pay for a copy of their scales when the rows are
+// not a multiple of 4 (KernelParams::scale_align_overhead): the median, over shapes measured at
+// both, of t(m + 1) - t(m) for m = 4, 8, 12 with k > 128 (rows far below any tile edge, so
+// nothing else changes) is above 1 us, where timing noise is ~0.2 us (GB200: 6-8 us; H100, H200,
+// B200: under 0.2 us). False when the table has fewer than 10 such pairs.
+bool shows_scale_alignment_copy(const std::vector<KernelSample>& gemms);
 // Sets each per-format efficiency that is 0 (falls back) to the value it falls back to, so a
 // fit of it starts where the model stands, and the weight-only fixed cost (0: none) in its range.
 void resolve_format_efficiencies(KernelParams& p);

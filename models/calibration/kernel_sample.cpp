@@ -54,4 +54,27 @@ double predict_sample(const hw::GpuSpec& gpu, const KernelParams& p, const Kerne
   return launch + memory_op(gpu, p, s.memory_op, s.dtype, s.rows, s.cols).time_s;
 }
 
+double hbm_fraction(const hw::GpuSpec& gpu, const KernelSample& s) {
+  if (!(s.time_s > 0)) return 0;
+  double bytes = 0;
+  if (s.kind == SampleKind::kAttentionDecode) {
+    const double keys = s.window > 0 ? std::min(s.context, s.window) : s.context;
+    bytes = s.batch * keys * s.kv_heads * s.head_dim * 2 * dtype_bytes(s.dtype);
+  } else if (s.kind == SampleKind::kGemm) {
+    const double a = s.cast != InputCast::kNone || s.recipe == GemmRecipe::kWeightOnly ? 2 : dtype_bytes(s.dtype);
+    bytes = s.batch * (s.m * s.k * a + s.k * s.n * dtype_bytes(s.dtype));
+  }
+  return bytes / s.time_s / gpu.hbm_bandwidth;
+}
+
+FasterThanHbm drop_faster_than_hbm(const hw::GpuSpec& gpu, std::vector<KernelSample>& samples) {
+  FasterThanHbm n;
+  std::erase_if(samples, [&](const KernelSample& s) {
+    if (hbm_fraction(gpu, s) <= 1) return false;
+    ++(s.kind == SampleKind::kGemm ? n.gemm : n.decode);
+    return true;
+  });
+  return n;
+}
+
 }  // namespace exasim::models

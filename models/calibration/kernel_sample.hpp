@@ -83,4 +83,22 @@ inline constexpr double kAtPowerLimit = 0.95;
 // Samples without a power reading keep their clocks.
 std::size_t clocks_from_power(std::vector<KernelSample>& samples, double power_limit_w);
 
+// The bytes a sample must move through HBM over its measured time, as a fraction of `gpu`'s HBM
+// peak; 0 for kinds without such a floor. Decode attention: K and V of every cached token in its
+// window, per KV head. GEMM: each operand read once (A in 16 bits where the op casts it or the
+// weights are narrow, B in the dtype), the output not counted (a replayed kernel may overwrite
+// it in L2 before it is written back).
+double hbm_fraction(const hw::GpuSpec& gpu, const KernelSample& s);
+
+// Leaves out the samples with hbm_fraction above 1, which no kernel that reads its operands from
+// HBM does: the benchmark found them in cache. Decode: B200 / GB200 hold a third of the rows of
+// 50 MB or more (up to 1.79x the peak), H100 none. GEMMs: L40S's table, whose replays keep
+// operands up to its 96 MB L2 (8.6% of its rows, up to 2.4 TB/s on 864 GB/s GDDR6); the other
+// five GPUs' tables under 0.01%. What a model layer sees is cold operands (the layers between
+// evict them), so these rows measure the cache, not the kernel the model prices.
+struct FasterThanHbm {
+  std::size_t decode = 0, gemm = 0;
+};
+FasterThanHbm drop_faster_than_hbm(const hw::GpuSpec& gpu, std::vector<KernelSample>& samples);
+
 }  // namespace exasim::models

@@ -160,6 +160,7 @@ std::vector<NamedParam> named_params(KernelParams& p) {
   for (int i = 0; i < kCastKernels; ++i)
     out.push_back({"cast_overhead." + std::string(cast_kernel_name(i)), &p.cast_overhead_s[static_cast<std::size_t>(i)], "s",
                    ParamKind::kTime});
+  out.push_back({"scale_align_overhead", &p.scale_align_overhead_s, "s", ParamKind::kTime});
   for (int i = 0; i < kCastKernels; ++i)
     out.push_back({"cast_efficiency." + std::string(cast_kernel_name(i)), &p.cast_efficiency[static_cast<std::size_t>(i)],
                    "fraction", ParamKind::kFraction});

@@ -72,6 +72,15 @@ struct KernelParams {
     const double e = cast_efficiency[static_cast<std::size_t>(kernel)];
     return e > 0 ? e : memory_op_efficiency;
   }
+  // Fixed cost of the copy a block-scaled fp8 GEMM op makes of its activation scales when they
+  // are not laid out as its kernel reads them. DeepGEMM loads the 1 x 128 scales MN-major
+  // through TMA, each column starting 16-byte aligned: with more than one scale per row
+  // (k > 128) and rows not a multiple of 4, the framework first copies them into a padded
+  // tensor (get_col_major_tma_aligned_tensor). GB200's table (TensorRT-LLM 1.3) shows it:
+  // 4 x n x k 7.4 us, 5 x n x k 13.5 us (median over n at k = 512: +6 to +10 us from k = 256
+  // up, nothing at k = 128). 0: the quantize kernel writes the aligned layout itself, as the
+  // H100, H200 and B200 tables show (TensorRT-LLM 1.2 / 1.3: under 0.2 us at 4 -> 5 rows).
+  double scale_align_overhead_s = 0;
   // Fixed cost of a weight-only GEMM beyond launch_overhead (TensorRT-LLM's weight-only
   // kernels: their smallest calls take ~8 us on A100 where a bf16 GEMM takes 2.5 us).
   double weight_only_overhead_s = 0;

@@ -121,7 +121,16 @@ KernelCost input_cast(const hw::GpuSpec& gpu, const KernelParams& p, InputCast c
   const double reads = cast == InputCast::kPerTensor ? 2 : 1;
   const double bytes = x * (2 * reads + dtype_bytes(to)) + scales;
   const int kernel = cast_kernel(cast, to);
-  return chunked_stream(gpu, p, bytes, 3 * x, p.cast_efficiency_for(kernel), p.cast_overhead_s[static_cast<std::size_t>(kernel)]);
+  KernelCost c = chunked_stream(gpu, p, bytes, 3 * x, p.cast_efficiency_for(kernel),
+                                p.cast_overhead_s[static_cast<std::size_t>(kernel)]);
+  // Block-scaled fp8: the scales copied into a TMA-aligned layout (KernelParams::scale_align_overhead),
+  // read and written at the cast's rate.
+  const bool unaligned = std::fmod(std::max(0.0, rows), 4.0) != 0 && cols > 128;
+  if (cast == InputCast::kPerGroup && to == DType::kFp8 && p.scale_align_overhead_s > 0 && unaligned) {
+    const KernelCost align = chunked_stream(gpu, p, 2 * scales, 0, p.cast_efficiency_for(kernel), p.scale_align_overhead_s);
+    c.time_s += align.time_s, c.bytes += align.bytes;
+  }
+  return c;
 }
 
 KernelCost memory_op(const hw::GpuSpec& gpu, const KernelParams& p, MemoryOp op, DType dtype, double rows,

@@ -338,18 +338,18 @@ TEST_CASE("AIConfigurator decode rows that read their cache faster than HBM are 
   d.dtype = d.cache_dtype = DType::kFp8;
   const double bytes = 64.0 * 4096 * 2 * 128 * 2 * 1;  // K and V of every cached token, 1 byte each
   d.time_s = 1.5 * bytes / b200.hbm_bandwidth;  // at two thirds of the HBM peak: kept
-  CHECK(decode_hbm_fraction(b200, d) == approx(1 / 1.5));
+  CHECK(hbm_fraction(b200, d) == approx(1 / 1.5));
   KernelSample fast = d;
   fast.time_s = 0.5 * bytes / b200.hbm_bandwidth;  // twice the peak (B200 / GB200 rows reach 1.79x)
-  CHECK(decode_hbm_fraction(b200, fast) == approx(2.0));
+  CHECK(hbm_fraction(b200, fast) == approx(2.0));
   KernelSample windowed = fast;
   windowed.window = 1024;  // reads a quarter of the cache: within the peak again
-  CHECK(decode_hbm_fraction(b200, windowed) == approx(0.5));
+  CHECK(hbm_fraction(b200, windowed) == approx(0.5));
   KernelSample prefill = fast;
   prefill.kind = SampleKind::kAttentionPrefill;
-  CHECK(decode_hbm_fraction(b200, prefill) == 0);
+  CHECK(hbm_fraction(b200, prefill) == 0);
   std::vector<KernelSample> rows{d, fast, windowed, prefill};
-  CHECK(drop_decode_faster_than_hbm(b200, rows) == 1);
+  CHECK(drop_faster_than_hbm(b200, rows).decode == 1);
   REQUIRE(rows.size() == 3);
   CHECK(rows[0].time_s == d.time_s);
   CHECK(rows[1].window == 1024);

@@ -6,6 +6,7 @@
 
 #include "approx.hpp"
 
+#include <cmath>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -174,6 +175,77 @@ TEST_CASE("input casts: bytes by hand, a dynamic per-tensor scale reads the inpu
   CHECK(input_cast(h100, slow, InputCast::kPerGroup, DType::kFp4, rows, cols).time_s ==
         approx(fp4.bytes / (h100.hbm_bandwidth * 0.9) + 1e-6).epsilon(0.01));
   CHECK(input_cast(h100, slow, InputCast::kPerGroup, DType::kFp8, rows, cols).time_s == group.time_s);
+}
+
+TEST_CASE("GEMM rows that read their operands faster than HBM are left out: the replays found them in L2") {
+  const hw::GpuSpec l40s = catalog_gpu("L40S");
+  // L40S's table: 8 x 8192 x 3072 bf16 in 27.4 us, 48 MiB of weights at 1.84 TB/s (GDDR6: 864 GB/s).
+  KernelSample warm;
+  warm.kind = SampleKind::kGemm, warm.dtype = DType::kBf16, warm.m = 8, warm.n = 8192, warm.k = 3072;
+  warm.time_s = 27.4e-6;
+  const double bytes = 8.0 * 3072 * 2 + 3072.0 * 8192 * 2;  // A and B read once; C not counted
+  CHECK(hbm_fraction(l40s, warm) == approx(bytes / 27.4e-6 / l40s.hbm_bandwidth));
+  CHECK(hbm_fraction(l40s, warm) > 2);
+  KernelSample cold = warm;
+  cold.n = 4096, cold.k = 7168, cold.time_s = 84.8e-6;  // 56 MiB at 692 GB/s: from GDDR6
+  CHECK(hbm_fraction(l40s, cold) == approx(0.80).epsilon(0.01));
+  // An fp8 op casts its bf16 input: A counts at 2 bytes, B at 1.
+  KernelSample fp8 = cold;
+  fp8.dtype = DType::kFp8, fp8.cast = InputCast::kPerTensor;
+  CHECK(hbm_fraction(l40s, fp8) == approx((8.0 * 7168 * 2 + 7168.0 * 4096) / 84.8e-6 / l40s.hbm_bandwidth));
+  std::vector<KernelSample> rows{warm, cold, fp8};
+  const FasterThanHbm dropped = drop_faster_than_hbm(l40s, rows);
+  CHECK(dropped.gemm == 1);
+  CHECK(dropped.decode == 0);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].k == 7168);
+}
+
+TEST_CASE("Block-scaled fp8 casts copy their scales into a TMA-aligned layout only where the library must") {
+  const hw::GpuSpec gb200 = catalog_gpu("GB200");
+  KernelParams p = KernelParams::defaults_for(gb200);
+  auto cast = [&](double rows, double cols) { return input_cast(gb200, p, InputCast::kPerGroup, DType::kFp8, rows, cols); };
+  // 0 (the default): the quantize kernel writes the aligned layout; 5 rows cost what 4 do, per row.
+  CHECK(cast(5, 4096).time_s == approx(cast(4, 4096).time_s).epsilon(0.01));
+  p.scale_align_overhead_s = 8e-6;
+  const double efficiency = p.cast_efficiency_for(cast_kernel(InputCast::kPerGroup, DType::kFp8));
+  // By hand: 32771 rows of 65536 values hold 32771 x 512 fp32 scales (67 MB), read and written
+  // once more: bandwidth-bound.
+  const double scale_bytes = 32771.0 * 65536 / 128 * 4;
+  KernelParams off = p;
+  off.scale_align_overhead_s = 0;
+  const KernelCost aligned = input_cast(gb200, off, InputCast::kPerGroup, DType::kFp8, 32771, 65536);
+  const KernelCost copied = cast(32771, 65536);
+  CHECK(copied.bytes == approx(aligned.bytes + 2 * scale_bytes));
+  CHECK(copied.time_s == approx(aligned.time_s + 8e-6 + 2 * scale_bytes / (gb200.hbm_bandwidth * efficiency)).epsilon(0.01));
+  CHECK(cast(4096, 4096).time_s == approx(input_cast(gb200, off, InputCast::kPerGroup, DType::kFp8, 4096, 4096).time_s));
+  // One scale per row (k = 128): no column stride to align; and neither the fp4 nor the int8 cast does it.
+  CHECK(cast(4099, 128).time_s == approx(input_cast(gb200, off, InputCast::kPerGroup, DType::kFp8, 4099, 128).time_s));
+  CHECK(input_cast(gb200, p, InputCast::kPerGroup, DType::kFp4, 4099, 4096).time_s ==
+        input_cast(gb200, off, InputCast::kPerGroup, DType::kFp4, 4099, 4096).time_s);
+  CHECK(input_cast(gb200, p, InputCast::kPerGroup, DType::kInt8, 4099, 4096).time_s ==
+        input_cast(gb200, off, InputCast::kPerGroup, DType::kInt8, 4099, 4096).time_s);
+}
+
+TEST_CASE("The fit looks for the scale copy in the table: 4 -> 5 rows costing more than timing noise") {
+  auto table = [](double step_s) {
+    std::vector<KernelSample> s;
+    for (double n : {512.0, 1024.0, 2048.0, 4096.0})
+      for (double k : {128.0, 256.0, 1024.0, 8192.0})
+        for (double m : {4.0, 5.0, 8.0, 9.0, 12.0, 13.0}) {
+          KernelSample g;
+          g.kind = SampleKind::kGemm, g.dtype = DType::kFp8, g.recipe = GemmRecipe::kBlockScaled;
+          g.m = m, g.n = n, g.k = k;
+          g.time_s = 10e-6 + (std::fmod(m, 4) != 0 && k > 128 ? step_s : 0.1e-6 * (m / 4));
+          s.push_back(g);
+        }
+    return s;
+  };
+  CHECK(shows_scale_alignment_copy(table(6e-6)));     // GB200's table: +6 us
+  CHECK_FALSE(shows_scale_alignment_copy(table(0.2e-6)));  // H100's: noise
+  std::vector<KernelSample> few = table(6e-6);
+  few.resize(12);  // pairs of one (n, k) only: too few to say
+  CHECK_FALSE(shows_scale_alignment_copy(few));
 }
 
 TEST_CASE("GEMM formats: a table's name, or a recipe or cast name with the operands' dtype, names one op") {

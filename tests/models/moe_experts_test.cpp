@@ -37,7 +37,7 @@ ExpertLoad enumerate_balanced(long T, int k, int E, int ep) {
   std::vector<long> count(static_cast<std::size_t>(E), 0);
   for (long i = 0; i < T; ++i)
     for (int j = 0; j < k; ++j) {
-      const long e = T >= s ? (i + j * s) % E : static_cast<long>(static_cast<double>(i) * s / T + j * s) % E;
+      const long e = T >= s ? (i + j * s) % E : static_cast<long>(static_cast<double>(i) * static_cast<double>(s) / static_cast<double>(T) + static_cast<double>(j * s)) % E;
       ++count[static_cast<std::size_t>(e)];
     }
   ExpertLoad l;
