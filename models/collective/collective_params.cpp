@@ -43,6 +43,9 @@ const std::vector<CollectiveParamSlot>& collective_param_slots() {
       {"inter_efficiency", &P::inter_efficiency, K::kEfficiency, 0.25, 1.0},
       {"reduction_efficiency", &P::reduction_efficiency, K::kEfficiency, 0.25, 1.0},
       {"nvls_efficiency", &P::nvls_efficiency, K::kEfficiency, 0.25, 1.0},
+      // At most the payload share of the protocol's lines (protocol_bandwidth_fraction).
+      {"ll128_efficiency", &P::ll128_efficiency, K::kEfficiency, 0.1, 120.0 / 128.0},
+      {"ll_efficiency", &P::ll_efficiency, K::kEfficiency, 0.1, 0.5},
       {"pipeline_fill_rounds", &P::pipeline_fill_rounds, K::kRounds, 0.01, 4},
       {"step_overhead", &P::step_overhead_s, K::kTime, 0.1e-6, 30e-6},
       {"inter_step_overhead", &P::inter_step_overhead_s, K::kTime, 0.5e-6, 30e-6},
@@ -76,7 +79,14 @@ void apply_collective_params(CollectiveParams& p, const Node& n) {
     if (!n.has(s.name)) continue;
     const Node v = n[s.name];
     switch (s.kind) {
-      case CollectiveParamKind::kEfficiency: p.*s.field = v.as_efficiency(); break;
+      case CollectiveParamKind::kEfficiency: {
+        const double e = v.as_efficiency();
+        if (e > s.upper)  // the low-latency protocols: their lines' payload share
+          v.fail("a protocol reaches at most the payload share of its lines",
+                 "ll_efficiency at most 0.5 (4 of 8 bytes), ll128_efficiency at most 0.9375 (120 of 128)");
+        p.*s.field = e;
+        break;
+      }
       case CollectiveParamKind::kTime: p.*s.field = v.as_nonnegative_quantity(Dimension::kTime); break;
       case CollectiveParamKind::kRounds: {
         const double r = v.as_number();

@@ -7,7 +7,8 @@
 // 128-byte line: 94% of the bandwidth, a cheaper step) or LL (low latency: flag beside every
 // 4-byte word, half the bandwidth, the cheapest step). The tuner takes the fastest per size.
 //   calibration file keys, under `collective:`: intra_efficiency, xgmi_efficiency,
-//   pcie_efficiency, inter_efficiency, reduction_efficiency, nvls_efficiency, pipeline_fill_rounds,
+//   pcie_efficiency, inter_efficiency, reduction_efficiency, nvls_efficiency, ll128_efficiency,
+//   ll_efficiency, pipeline_fill_rounds,
 //   step_overhead, inter_step_overhead, ll_step_overhead,
 //   ll_inter_step_overhead, ll128_step_overhead, ll128_inter_step_overhead, launch_overhead,
 //   p2p_launch_overhead, custom_all_reduce_efficiency, custom_all_reduce_overhead, collective_sms, p2p_sms, userbuffers_reduce_scatter_sms,
@@ -76,6 +77,21 @@ struct CollectiveParams {
   // cost per call and barrier (launch, flag wait). Fitted per node on custom_allreduce_perf.
   double custom_all_reduce_efficiency = 0;
   double custom_all_reduce_overhead_s = 0;
+  // The rate the low-latency protocols reach at the sizes NCCL runs them, as a fraction of
+  // Simple's on the same links. Their payload share is the most they can (LL128 120 of 128
+  // bytes, LL 4 of 8: protocol_bandwidth_fraction, the defaults). NCCL runs them on small and
+  // mid-size calls, with fewer channels than large ones (enqueue.cc drops channels while the call
+  // is under nChannels x nThreads x threadThreshold bytes) and a per-channel cap of its own
+  // (graph/tuning.cc), so they reach less. The nccl-tests tables show it: on DGX B200 an 8-GPU
+  // all-gather reaches 617 GB/s of bus bandwidth at 512 MiB and 144-261 at 16-32 MiB, which one
+  // rate for all three protocols cannot give (it fitted 0.59 of NVLink, 453 GB/s at 512 MiB).
+  // Fitted per node (exasim calibrate --format aic-nccl), LL128 at 0.11-0.48: a channel count
+  // that grows with the call's size is the model that should replace this rate.
+  double ll128_efficiency = 120.0 / 128.0;
+  double ll_efficiency = 0.5;
+  double protocol_efficiency(Protocol p) const {
+    return p == Protocol::kLL128 ? ll128_efficiency : p == Protocol::kLL ? ll_efficiency : 1.0;
+  }
   // Per call: kernel launch and the host-side cost of issuing the collective. Asynchronous
   // training loops hide it, so the default is 0; measured tables timed from the host include it.
   double launch_overhead_s = 0;

@@ -23,7 +23,7 @@ models::Collective to_collective(CommKind k) {
   return models::Collective::kAllReduce;
 }
 
-double wire_factor(models::Protocol p) { return 1 / models::protocol_bandwidth_fraction(p); }
+double wire_factor(models::Protocol p, const models::CollectiveParams& params) { return 1 / params.protocol_efficiency(p); }
 
 double FlowPhase::transfer(double bytes) const {
   double t = 0;
@@ -34,14 +34,14 @@ double FlowPhase::transfer(double bytes) const {
 double phase_fill(const FlowPhase& phase, models::Protocol p, double bytes, const models::CollectiveParams& params) {
   if (params.pipeline_fill_rounds == 0) return 0;
   // Bytes only: the round's route latency is paid by its rounds.
-  const double wire = bytes / models::protocol_bandwidth_fraction(p);
+  const double wire = bytes * wire_factor(p, params);
   return params.pipeline_fill_rounds * (phase.transfer(wire) - phase.transfer(0)) / phase.peers;
 }
 
 double PlannedOp::time(double bytes, models::Protocol p, const models::CollectiveParams& params) const {
   if (empty()) return 0;
   double t = launch(params) + intra_steps * params.step_overhead(p, false) + inter_steps * params.step_overhead(p, true);
-  const double wire = wire_factor(p) * bytes;
+  const double wire = wire_factor(p, params) * bytes;
   for (const FlowPhase& ph : phases)
     t += ph.repeat * ((ph.latency_steps - 1) * ph.max_latency + ph.transfer(wire)) + phase_fill(ph, p, bytes, params);
   return t;

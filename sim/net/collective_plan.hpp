@@ -88,8 +88,9 @@ double round_delay(const PlannedOp& plan, const FlowPhase& phase, models::Protoc
 // fill and drain, pipeline_fill_rounds x one peer's share of a round, uncontended
 // (CollectiveParams::pipeline_fill_rounds).
 double phase_fill(const FlowPhase& phase, models::Protocol p, double bytes, const models::CollectiveParams& params);
-// Bytes on the wire per byte of payload with protocol p.
-double wire_factor(models::Protocol p);
+// Bytes on the wire per byte of payload with protocol p: the inverse of the rate it reaches
+// (models::CollectiveParams::protocol_efficiency).
+double wire_factor(models::Protocol p, const models::CollectiveParams& params);
 
 class CollectivePlanner {
  public:

@@ -88,7 +88,7 @@ void FlowNetwork::Impl::start_round(std::size_t slot, Time t) {
   op.round_started = t;
   op.alone = in_flight.empty();
   op.epoch = ++epoch;
-  const double wire = wire_factor(op.protocol);
+  const double wire = wire_factor(op.protocol, fabric.params());
   for (const Flow& f : phase.flows) {
     const auto bytes = static_cast<std::uint64_t>(std::llround(std::max(0.0, f.fraction * wire * op.bytes)));
     op.flows.push_back(sg4::Comm::sendto_async(platform->host(f.src), platform->host(f.dst), bytes));

@@ -183,6 +183,11 @@ TEST_CASE("calibration files: an efficiency above 1 or an unknown key is a locat
                        doctest::Contains("(0, 1]"), ConfigError);
   CHECK_THROWS_WITH_AS(apply_calibration(base, config::load_string("collective: {collective_sms: -4}", "c.yaml")),
                        doctest::Contains("SM count"), ConfigError);
+  // A low-latency protocol reaches at most its lines' payload share of the Simple rate.
+  CHECK_THROWS_WITH_AS(apply_calibration(base, config::load_string("collective: {ll_efficiency: 0.8}", "c.yaml")),
+                       doctest::Contains("payload share"), ConfigError);
+  CHECK(apply_calibration(base, config::load_string("collective: {ll128_efficiency: 0.6}", "c.yaml")).collective.ll128_efficiency == 0.6);
+  CHECK(base.collective.ll128_efficiency == 120.0 / 128.0);
   const Calibration sms =
       apply_calibration(base, config::load_string("collective: {collective_sms: 32, userbuffers_all_gather_sms: 0}", "c.yaml"));
   CHECK(sms.collective.collective_sms == 32);

@@ -117,15 +117,17 @@ TEST_CASE("collective fit: recovers a node's efficiencies, step latencies and pe
   truth.intra_efficiency = 0.70, truth.nvls_efficiency = 0.52, truth.reduction_efficiency = 0.9;
   truth.step_overhead_s = 6e-6, truth.ll128_step_overhead_s = 2.5e-6, truth.ll_step_overhead_s = 0.4e-6;
   truth.launch_overhead_s = 5e-6, truth.pipeline_fill_rounds = 0.4;
+  truth.ll128_efficiency = 0.8, truth.ll_efficiency = 0.4;
   truth.custom_all_reduce_efficiency = 0.45, truth.custom_all_reduce_overhead_s = 3e-6;
   const std::vector<CollectiveSample> samples = synthetic(node, truth);
   const std::vector<std::string> names = sim::collective_parameters_for(node, samples);
   CHECK(names == std::vector<std::string>{"intra_efficiency", "reduction_efficiency", "nvls_efficiency",
-                                          "pipeline_fill_rounds", "step_overhead", "ll128_step_overhead",
+                                          "pipeline_fill_rounds", "ll128_efficiency", "ll_efficiency",
+                                          "step_overhead", "ll128_step_overhead",
                                           "ll_step_overhead", "launch_overhead", "custom_all_reduce_efficiency",
                                           "custom_all_reduce_overhead"});
   sim::CollectiveFitOptions o;
-  o.starts = 4;
+  o.starts = 16;
   const sim::CollectiveCalibration c = sim::calibrate_collectives(node, {}, samples, o);
   // Whole sizes held out: no size is on both sides.
   std::set<double> fitted, held;
@@ -144,6 +146,8 @@ TEST_CASE("collective fit: recovers a node's efficiencies, step latencies and pe
   CHECK(c.fitted.launch_overhead_s == approx(5e-6).epsilon(0.05));
   CHECK(c.fitted.step_overhead_s == approx(6e-6).epsilon(0.05));
   CHECK(c.fitted.pipeline_fill_rounds == approx(0.4).epsilon(0.05));
+  CHECK(c.fitted.ll128_efficiency == approx(0.8).epsilon(0.03));
+  CHECK(c.fitted.ll_efficiency == approx(0.4).epsilon(0.03));
   CHECK(c.fitted.custom_all_reduce_efficiency == approx(0.45).epsilon(0.02));
   CHECK(c.fitted.custom_all_reduce_overhead_s == approx(3e-6).epsilon(0.05));
   // The written section reads back to the fitted values.

@@ -148,7 +148,7 @@ TEST_CASE("where flows of one op share links unevenly, both backends charge it b
     REQUIRE(choice.plan->phases.size() == 1);
     std::map<sim::ChannelId, double> load;  // bytes per op byte
     for (const sim::Flow& f : choice.plan->phases[0].flows)
-      for (sim::ChannelId ch : f.route) load[ch] += f.fraction * sim::wire_factor(choice.protocol);
+      for (sim::ChannelId ch : f.route) load[ch] += f.fraction * sim::wire_factor(choice.protocol, models::CollectiveParams{});
     double busiest = 0;
     for (const auto& [ch, l] : load) busiest = std::max(busiest, l / analytical.fabric().capacity(ch));
     const double t_bound = busiest * bytes;
