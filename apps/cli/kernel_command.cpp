@@ -35,6 +35,9 @@ struct KernelOptions {
   double seq = 0, context = 0, heads = 0, kv_heads = 0, head_dim = 128, block = 16;
   bool no_causal = false;
   double window = 0;
+  // attention_decode: matrix = TensorRT-LLM's kernels (what the kernel tables measured), vector =
+  // CUDA-core paged attention (vLLM's); serving's `decode_attention` key names the same choice.
+  std::string decode_attention = "matrix";
   double rows = 0, cols = 0, params = 0;
   // moe: the layer, its split over ranks, and the routing
   double tokens = 0, hidden = 0, ffn = 0, experts = 0, top_k = 0;
@@ -161,9 +164,13 @@ Answer run_op(const hw::GpuSpec& g, const models::KernelParams& p, DType t, cons
     // A sliding-window layer reads only the window's latest KV tokens.
     const double context = window_of(o) > 0 ? std::min(o.context, o.window) : o.context;
     models::DecodeShape s{o.batch, context, o.heads, o.kv_heads, o.head_dim, o.block};
+    s.kernels = o.decode_attention == "vector" ? models::DecodeKernels::kCudaCorePaged : models::DecodeKernels::kTensorRtLlm;
     Answer a{models::attention_decode(g, p, t, s)};
     const models::DecodeLaunch launch = models::decode_launch(g, p, s);
-    a.detail = {{"kv_splits", launch.splits}, {"decode_kernel", launch.grouped ? "grouped" : "per-head"}, {"ctas", launch.ctas}};
+    a.detail = {{"kv_splits", launch.splits},
+                {"decode_kernel", launch.grouped ? "grouped" : "per-head"},
+                {"ctas", launch.ctas},
+                {"decode_attention", o.decode_attention}};
     return a;
   }
   if (op == "adam") {
@@ -275,6 +282,11 @@ void add_kernel_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--kv-heads", o->kv_heads, "attention: key/value heads on this GPU (default: --heads)");
   cmd->add_option("--head-dim", o->head_dim, "attention: head dimension");
   cmd->add_option("--block-tokens", o->block, "attention_decode: paged-KV block size");
+  cmd->add_option("--decode-attention", o->decode_attention,
+                  "attention_decode: matrix = TensorRT-LLM's kernels, the GQA group on the matrix units (default; what "
+                  "the kernel tables measured); vector = CUDA-core paged attention, every dot product on the vector "
+                  "units (vLLM's; serving's decode_attention key)")
+      ->check(CLI::IsMember({"matrix", "vector"}));
   cmd->add_flag("--no-causal", o->no_causal, "attention_prefill/backward: full (non-causal) attention");
   cmd->add_option("--window", o->window, "attention: sliding window, keys per query (0: none; decode reads min(context, window))");
   cmd->add_option("--rows", o->rows, "memory ops: rows (tokens)");

@@ -85,6 +85,19 @@ TEST_CASE("cli: kernel attention, memory ops and adam") {
   const auto windowed = run_json("kernel --gpu A100-SXM4-80GB --op attention_decode --batch 16 --context 32768 --heads 32 "
                                  "--kv-heads 8 --head-dim 128 --window 4096");
   CHECK(windowed["time_s"].get<double>() == d["time_s"].get<double>());
+  // Which decode kernels: TensorRT-LLM's put a KV head's 32-query group in the rows of matrix
+  // MMAs (B200's table: 16 x 32768 fp8 tokens, 32 heads on 1 KV head, 24.6 us); CUDA-core paged
+  // attention does 32 x the dot products on the vector units, fp8 at the fp32 rate.
+  const std::string gqa = "kernel --gpu B200 --op attention_decode --batch 16 --context 32768 --heads 32 --kv-heads 1 "
+                          "--head-dim 128 --dtype fp8";
+  const auto matrix = run_json(gqa);
+  const auto vector = run_json(gqa + " --decode-attention vector");
+  CHECK(matrix["decode_attention"] == "matrix");
+  CHECK(vector["decode_attention"] == "vector");
+  CHECK(vector["bound"] == "vector");
+  CHECK(matrix["bound"] != "vector");
+  CHECK(vector["time_s"].get<double>() > 3 * matrix["time_s"].get<double>());
+  CHECK(run_json(gqa + " --decode-attention matrix")["time_s"] == matrix["time_s"]);
   for (const char* op : {"elementwise", "silu_mul", "rmsnorm", "layernorm", "softmax", "rope", "embedding"}) {
     const auto m = run_json(std::string("kernel --gpu A100-SXM4-80GB --op ") + op + " --rows 4096 --cols 8192");
     CHECK(m["time_s"].get<double>() > 0);
