@@ -44,8 +44,8 @@ const std::vector<CollectiveParamSlot>& collective_param_slots() {
       {"reduction_efficiency", &P::reduction_efficiency, K::kEfficiency, 0.25, 1.0},
       {"nvls_efficiency", &P::nvls_efficiency, K::kEfficiency, 0.25, 1.0},
       // At most the payload share of the protocol's lines (protocol_bandwidth_fraction).
-      {"ll128_efficiency", &P::ll128_efficiency, K::kEfficiency, 0.1, 120.0 / 128.0},
-      {"ll_efficiency", &P::ll_efficiency, K::kEfficiency, 0.1, 0.5},
+      {"ll128_efficiency", &P::ll128_efficiency, K::kEfficiency, 0.1, protocol_bandwidth_fraction(Protocol::kLL128)},
+      {"ll_efficiency", &P::ll_efficiency, K::kEfficiency, 0.1, protocol_bandwidth_fraction(Protocol::kLL)},
       {"pipeline_fill_rounds", &P::pipeline_fill_rounds, K::kRounds, 0.01, 4},
       {"step_overhead", &P::step_overhead_s, K::kTime, 0.1e-6, 30e-6},
       {"inter_step_overhead", &P::inter_step_overhead_s, K::kTime, 0.5e-6, 30e-6},

@@ -87,8 +87,8 @@ struct CollectiveParams {
   // rate for all three protocols cannot give (it fitted 0.59 of NVLink, 453 GB/s at 512 MiB).
   // Fitted per node (exasim calibrate --format aic-nccl), LL128 at 0.11-0.48: a channel count
   // that grows with the call's size is the model that should replace this rate.
-  double ll128_efficiency = 120.0 / 128.0;
-  double ll_efficiency = 0.5;
+  double ll128_efficiency = protocol_bandwidth_fraction(Protocol::kLL128);
+  double ll_efficiency = protocol_bandwidth_fraction(Protocol::kLL);
   double protocol_efficiency(Protocol p) const {
     return p == Protocol::kLL128 ? ll128_efficiency : p == Protocol::kLL ? ll_efficiency : 1.0;
   }
