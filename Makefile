@@ -52,13 +52,13 @@ asan: deps
 # make fuzz FUZZ_RUNS=1000000 FUZZ_SECONDS=1800).
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?= -1
-FUZZ_TARGETS ?= scenario units calibration hf_config profile json_text azure burstgpt mooncake lengths
+FUZZ_TARGETS ?= scenario units calibration hf_config profile json_text azure burstgpt mooncake lengths kernel_table validation_case
 fuzz:
 	@./scripts/install-deps.sh fuzz
 	@cmake --preset fuzz >/dev/null && echo "fuzz: building the targets (clang, ASan, UBSan; log in build/fuzz/build.log)" && \
 	  { cmake --build build/fuzz --target fuzz_all -j $(JOBS) > build/fuzz/build.log 2>&1 || { tail -30 build/fuzz/build.log; exit 1; }; }
 	@for t in $(FUZZ_TARGETS); do \
-	  dict=; case $$t in scenario|calibration) dict=-dict=fuzz/dict/yaml.dict;; hf_config|profile|json_text|mooncake) dict=-dict=fuzz/dict/json.dict;; esac; \
+	  dict=; case $$t in scenario|calibration|validation_case) dict=-dict=fuzz/dict/yaml.dict;; hf_config|profile|json_text|mooncake) dict=-dict=fuzz/dict/json.dict;; esac; \
 	  mkdir -p build/fuzz/corpus/$$t build/fuzz/findings/$$t; \
 	  echo "fuzz: $$t for $(FUZZ_SECONDS) s$$(test $(FUZZ_RUNS) -ge 0 && echo " or $(FUZZ_RUNS) executions")"; \
 	  seeds=fuzz/corpus/$$t; test -d fuzz/regressions/$$t && seeds="$$seeds fuzz/regressions/$$t"; \

@@ -12,8 +12,14 @@
 #include "hw/error.hpp"
 #include "hw/profile/profile.hpp"
 #include "hw/units.hpp"
+#include "models/calibration/aic_attention_table.hpp"
+#include "models/calibration/aic_gemm_table.hpp"
+#include "models/calibration/aic_moe_table.hpp"
+#include "models/calibration/aic_nccl_table.hpp"
 #include "models/calibration/calibration_file.hpp"
+#include "models/calibration/vidur_op_table.hpp"
 #include "traces/request_source_factory.hpp"
+#include "validate/validation_case.hpp"
 #include "workloads/model/hf_config.hpp"
 #include "workloads/scenario/scenario.hpp"
 
@@ -55,6 +61,31 @@ void profile(std::string_view input) { (void)hw::parse_profile(std::string(input
 
 void json_text(std::string_view input) { (void)config::to_json_text(config::parse_json_text(input, "fuzz.json")); }
 
+// A measured kernel or collective table (kernels-aic's CSVs, Vidur's op tables): every reader
+// tries the file, and each accepts it or refuses it with a located error.
+void kernel_table(std::string_view input) {
+  const std::string path = as_file(input, ".csv");
+  using Reader = void (*)(const std::string&);
+  const Reader readers[] = {
+      [](const std::string& f) { (void)models::read_aic_gemm_table(f); },
+      [](const std::string& f) { (void)models::read_aic_attention_table(f); },
+      [](const std::string& f) { (void)models::read_aic_moe_table(f); },
+      [](const std::string& f) { (void)models::read_aic_nccl_table(f); },
+      [](const std::string& f) { (void)models::read_aic_custom_all_reduce_table(f); },
+      [](const std::string& f) { (void)models::read_vidur_op_table(f); },
+  };
+  for (Reader read : readers) {
+    try {
+      read(path);
+    } catch (const Error&) {
+      // refused with its place: the next reader tries
+    }
+  }
+}
+
+// A validation case file (validate/cases/), read as `exasim validate FILE` reads it.
+void validation_case(std::string_view input) { (void)validate::load_cases(as_file(input, ".yaml")); }
+
 // A request trace in `format`, drained (at most 100,000 requests: a fuzz input is small).
 void trace(std::string_view input, const char* format) {
   const std::string path = as_file(input, ".trace");
@@ -78,6 +109,8 @@ const std::vector<FuzzTarget>& fuzz_targets() {
       {"burstgpt", [](std::string_view in) { trace(in, "burstgpt"); }},
       {"mooncake", [](std::string_view in) { trace(in, "mooncake"); }},
       {"lengths", [](std::string_view in) { trace(in, "lengths"); }},
+      {"kernel_table", kernel_table},
+      {"validation_case", validation_case},
   };
   return targets;
 }
