@@ -83,7 +83,8 @@ void apply_collective_params(CollectiveParams& p, const Node& n) {
         const double e = v.as_efficiency();
         if (e > s.upper)  // the low-latency protocols: their lines' payload share
           v.fail("a protocol reaches at most the payload share of its lines",
-                 "ll_efficiency at most 0.5 (4 of 8 bytes), ll128_efficiency at most 0.9375 (120 of 128)");
+                 std::string(s.name) + " at most " + units::format(s.upper, Dimension::kNone) +
+                     " (LL carries 4 of 8 bytes, LL128 120 of 128)");
         p.*s.field = e;
         break;
       }
