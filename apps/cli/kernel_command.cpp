@@ -125,9 +125,14 @@ Answer run_moe(const hw::GpuSpec& g, const models::KernelParams& p, DType t, con
   const std::string op = "moe";
   need(o.tokens, "--tokens", op), need(o.hidden, "--hidden", op), need(o.ffn, "--ffn", op);
   need(o.experts, "--experts", op), need(o.top_k, "--top-k", op);
-  const auto whole = [](double v) { return v == std::floor(v) && v <= 1e9; };
-  if (!whole(o.experts) || !whole(o.top_k) || o.top_k > o.experts)
+  const auto whole = [](double v) { return v == std::floor(v); };
+  if (!whole(o.experts) || o.experts > models::kMaxExperts)
+    bad("--experts", "--experts must be a whole number <= " + std::to_string(models::kMaxExperts),
+        "MoE models route over 8-384 experts, e.g. --experts 256");
+  if (!whole(o.top_k) || o.top_k > o.experts)
     bad("--top-k", "--top-k and --experts must be whole numbers with top-k <= experts", "e.g. --experts 8 --top-k 2");
+  // One kernel call indexes its token rows with 32-bit integers.
+  if (o.tokens > 2147483647.0) bad("--tokens", "--tokens above 2^31 - 1 for one MoE call", "e.g. --tokens 4096");
   if (o.ep < 1 || std::fmod(o.experts, o.ep) != 0)
     bad("--ep", "--ep must divide --experts (" + std::to_string(static_cast<long long>(o.experts)) + ")",
         "expert parallelism gives every rank the same number of experts");

@@ -52,6 +52,9 @@ AicMoeTable read_aic_moe_table(const std::string& path) {
     const double inter = rows.positive_count("inter_size"), k = rows.positive_count("topk");
     const double E = rows.positive_count("num_experts"), tp = rows.positive_count("moe_tp_size");
     const double ep = rows.positive_count("moe_ep_size");
+    if (E > kMaxExperts)
+      throw ConfigError("num_experts above " + std::to_string(kMaxExperts), {path, rows.line(), "num_experts"},
+                        "MoE models route over 8-384 experts; fix or drop the row");
     if (k > E) throw ConfigError("topk above num_experts", {path, rows.line(), "topk"}, "each token picks distinct experts");
     if (static_cast<long long>(E) % static_cast<long long>(ep) != 0)
       throw ConfigError("moe_ep_size does not divide num_experts", {path, rows.line(), "moe_ep_size"},
@@ -63,7 +66,7 @@ AicMoeTable read_aic_moe_table(const std::string& path) {
     const auto routing = parse_expert_routing(dist);
     if (!routing)
       throw ConfigError("unknown distribution \"" + dist + "\"", {path, rows.line(), "distribution"},
-                        "balanced, uniform or power_law_A with A > 0");
+                        "balanced, uniform or power_law_A with 0 < A <= " + std::to_string(static_cast<int>(kMaxPowerLawAlpha)));
     const auto key = std::make_tuple(static_cast<int>(routing->kind), routing->alpha, T, static_cast<int>(k),
                                      static_cast<int>(E), static_cast<int>(ep));
     auto it = loads.find(key);

@@ -35,11 +35,14 @@ auto lookup(const CsvRows& r, const char* column, const Table& table) {
   throw ConfigError("unknown " + std::string(column) + " \"" + name + "\"", {r.path(), r.line(), column}, "known: " + known);
 }
 
+// The largest communicator a table row may name: the largest clusters are ~10^5 GPUs.
+constexpr double kMaxRanks = 1 << 20;
+
 // One call's group, buffer and time from the current row, `element` bytes per element of
 // message_size (no GPU holds a TiB: a larger buffer is a typo or bytes given for elements).
 void read_call(const CsvRows& rows, double element, CollectiveSample& s) {
-  const double gpus = rows.number("num_gpus");
-  if (!(gpus >= 2) || gpus != static_cast<int>(gpus))
+  const double gpus = rows.count("num_gpus", kMaxRanks, "a collective joins at most 2^20 GPUs");
+  if (gpus < 2)
     throw ConfigError("num_gpus must be a whole number >= 2", {rows.path(), rows.line(), "num_gpus"}, "a collective joins 2 or more GPUs");
   s.ranks = static_cast<int>(gpus);
   const double elements = rows.count("message_size", std::ldexp(1.0, 40) / element, "a call's buffer is at most 1 TiB");

@@ -18,7 +18,7 @@ std::optional<ExpertRouting> parse_expert_routing(std::string_view name) {
     const std::string_view a = name.substr(prefix.size());
     double alpha = 0;
     const auto [end, ec] = std::from_chars(a.data(), a.data() + a.size(), alpha);
-    if (ec != std::errc() || end != a.data() + a.size() || !(alpha > 0) || !std::isfinite(alpha)) return std::nullopt;
+    if (ec != std::errc() || end != a.data() + a.size() || !(alpha > 0) || alpha > kMaxPowerLawAlpha) return std::nullopt;
     return ExpertRouting{ExpertRoutingKind::kPowerLaw, alpha};
   }
   return std::nullopt;

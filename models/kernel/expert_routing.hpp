@@ -21,14 +21,23 @@
 
 namespace exasim::models {
 
+// The most experts one MoE layer routes over. Published models route over 8-384 (Mixtral 8,
+// DeepSeek-V3 256, Kimi K2 384); a count past this is a typo, and the routing draws hold a count
+// per expert. Model configs, kernel tables and the CLI refuse more.
+inline constexpr int kMaxExperts = 4096;
+// The largest power-law exponent accepted. AIConfigurator measures 1.01 and 1.2; at 10 the draw
+// already puts nearly every copy on the first expert, and past ~300 x^(1 - alpha) overflows.
+inline constexpr double kMaxPowerLawAlpha = 10;
+
 enum class ExpertRoutingKind { kBalanced, kUniform, kPowerLaw };
 
 struct ExpertRouting {
   ExpertRoutingKind kind = ExpertRoutingKind::kBalanced;
-  double alpha = 0;  // kPowerLaw: the exponent (> 0; AIConfigurator measures 1.01 and 1.2)
+  double alpha = 0;  // kPowerLaw: the exponent in (0, kMaxPowerLawAlpha]
 };
 
-// "balanced", "uniform", "power_law_A" or "power_law:A" (A > 0, e.g. power_law_1.2); nullopt otherwise.
+// "balanced", "uniform", "power_law_A" or "power_law:A" (0 < A <= kMaxPowerLawAlpha, e.g.
+// power_law_1.2); nullopt otherwise.
 std::optional<ExpertRouting> parse_expert_routing(std::string_view name);
 std::string expert_routing_name(const ExpertRouting& r);  // "balanced", "uniform", "power_law_1.2"
 
@@ -39,7 +48,7 @@ struct ExpertLoad {
 
 // The load of the rank the routing puts the most work on (balanced: rank 0, all equal to within
 // one token) when `tokens` tokens each pick `top_k` of `experts` experts, spread over `ep` ranks
-// (experts / ep each). Requires 1 <= top_k <= experts, ep dividing experts.
+// (experts / ep each). Requires 1 <= top_k <= experts <= kMaxExperts, ep dividing experts.
 ExpertLoad busiest_rank_experts(const ExpertRouting& r, double tokens, int top_k, int experts, int ep);
 
 }  // namespace exasim::models

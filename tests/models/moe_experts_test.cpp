@@ -88,6 +88,16 @@ TEST_CASE("expert routing: balanced as the benchmark assigns, uniform in closed 
   CHECK(expert_routing_name(skew) == "power_law_1.2");
   CHECK_FALSE(parse_expert_routing("power_law_0"));
   CHECK_FALSE(parse_expert_routing("power_law_x"));
+  CHECK_FALSE(parse_expert_routing("power_law_10.5"));  // above kMaxPowerLawAlpha
+  CHECK_FALSE(parse_expert_routing("power_law_inf"));
+  // At the accepted bounds the draw stays finite: with every expert on one rank, the rank holds
+  // all T x top_k copies, exactly (the rounding correction closes each draw on the target).
+  const ExpertRouting steepest = *parse_expert_routing("power_law_10");
+  const double most_tokens = 2147483647.0;
+  const ExpertLoad all = busiest_rank_experts(steepest, most_tokens, 8, kMaxExperts, 1);
+  CHECK(all.routed_tokens == most_tokens * 8);
+  CHECK(all.active_experts >= 1);
+  CHECK(all.active_experts <= kMaxExperts);
   CHECK_FALSE(parse_expert_routing("zipf"));
 }
 
@@ -176,6 +186,9 @@ TEST_CASE("AIConfigurator MoE tables: malformed rows are refused with file, line
       {"moe_topk.csv", 2, "topk: topk above num_experts"},
       {"moe_distribution.csv", 2, "distribution: unknown distribution \"zipf\""},
       {"moe_alpha.csv", 2, "distribution: unknown distribution \"power_law_0\""},
+      // Issue 29's UBSan finding: x^(1 - 300) overflows the draw, and 65536 experts the counts.
+      {"moe_alpha_huge.csv", 2, "distribution: unknown distribution \"power_law_300\""},
+      {"moe_experts.csv", 2, "num_experts: num_experts above 4096"},
       {"moe_source.csv", 2, "kernel_source: unknown kernel_source \"moe_torch_flow_magic\""},
       {"moe_latency.csv", 2, "latency: latency must be positive"},
       {"moe_mxfp4_only.csv", 2, ": no MoE call in the table the model can price"},

@@ -107,6 +107,8 @@ TEST_CASE("AIConfigurator NCCL table: a malformed row is refused with its file, 
       error_of, {{"nccl_one_gpu.csv", 2, "num_gpus"},
                  {"nccl_zero_latency.csv", 3, "latency: latency must be positive"},
                  {"nccl_header_only.csv", 1, ": no collective in the table"},
+                 // 10^300 GPUs: refused as a count, never converted to int (issue 29's UBSan finding).
+                 {"nccl_huge_group.csv", 2, "num_gpus: implausible num_gpus 1e300 (a collective joins at most 2^20 GPUs"},
                  {"nccl_huge_message.csv", 2,
                   "message_size: implausible message_size 1099511627776 (a call's buffer is at most 1 TiB"}});
 }

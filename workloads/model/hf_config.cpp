@@ -15,6 +15,7 @@
 
 #include "hw/config/json_text.hpp"
 #include "hw/error.hpp"
+#include "models/kernel/expert_routing.hpp"
 
 namespace exasim::workloads {
 namespace {
@@ -245,6 +246,7 @@ void read_moe(const Reader& r, ModelSpec& m) {
   if (r.optional_integer(experts).value_or(0) == 0) return;
   MoeSpec moe;
   moe.experts = r.count(experts);
+  r.check_range(experts, moe.experts, 1, models::kMaxExperts);
   const Keys top_k = {"num_experts_per_tok", "moe_top_k"};
   moe.top_k = r.count(top_k);
   r.check_range(top_k, moe.top_k, 1, moe.experts);

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "hw/config/fields.hpp"
+#include "models/kernel/expert_routing.hpp"
 #include "workloads/model/hf_config.hpp"
 
 namespace exasim::workloads {
@@ -23,6 +24,8 @@ MoeSpec moe_from(const Node& n) {
   if (n.has("shared_experts")) m.shared_experts = n["shared_experts"].as_count();
   if (n.has("expert_ffn")) m.expert_ffn = size(n["expert_ffn"]);
   if (n.has("dense_layers")) m.dense_layers = n["dense_layers"].as_count();
+  if (m.experts > models::kMaxExperts)
+    n["experts"].fail("more than " + std::to_string(models::kMaxExperts) + " experts", "MoE models route over 8-384 experts");
   if (m.top_k > m.experts) n["top_k"].fail("top_k exceeds the number of experts");
   return m;
 }
