@@ -215,6 +215,26 @@ TEST_CASE("topologies that cannot be built are config errors with the place") {
             .find("two clusters") != std::string::npos);
 }
 
+TEST_CASE("a scenario reports its other sections' mistakes before it builds the cluster's graph") {
+  // A torus of 4 x 5 for 16 nodes is found only by building the graph (seconds at 2^20 GPUs, so
+  // last); a negative global batch is found by reading its key.
+  const auto message = [](const std::string& global_batch) {
+    const std::string yaml =
+        "cluster: {gpu: A100-SXM4-80GB, gpus_per_node: 1, nodes: 16, inter_node: {topology: torus, nic: ib-hdr-200, "
+        "torus: [4, 5]}}\nmodel: llama3.1-8b\ntraining: {seq_len: 4096, micro_batch: 1, global_batch: " +
+        global_batch + ", parallelism: {tp: 1, pp: 1, dp: 16}}\n";
+    try {
+      workloads::scenario_from_node(config::load_string(yaml, "test.yaml"), exasim::testing::test_catalog(), ".");
+    } catch (const Error& e) {
+      return e.describe();
+    }
+    return std::string("no error");
+  };
+  CHECK(message("-1").find("test.yaml:3: training.global_batch") != std::string::npos);
+  CHECK(message("16").find("test.yaml:1: cluster.inter_node") != std::string::npos);
+  CHECK(message("16").find("torus") != std::string::npos);
+}
+
 TEST_CASE("the shipped scenario still loads and builds its 1024-GPU fat-tree") {
   const Cluster c = workloads::read_cluster(
       config::load_file(std::string(EXASIM_SOURCE_DIR) + "/configs/scenarios/gpt3-175b-a100-1024.yaml")["cluster"],

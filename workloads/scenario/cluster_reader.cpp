@@ -145,7 +145,7 @@ topologies::HostSide read_host_side(const hw::NodeSpec& server, const hw::Catalo
   return h;
 }
 
-topologies::Cluster read_cluster(const Node& n, const hw::Catalog& catalog) {
+topologies::Cluster read_cluster_description(const Node& n, const hw::Catalog& catalog) {
   n.check_keys({"gpu", "cpu", "gpus_per_node", "nodes", "node", "intra_node", "inter_node"});
   topologies::Cluster c;
   std::optional<hw::NodeSpec> server;
@@ -194,11 +194,20 @@ topologies::Cluster read_cluster(const Node& n, const hw::Catalog& catalog) {
   if (c.inter) fill_gpu_nic_bandwidth(*c.inter, gpu_pcie_bandwidth(c.gpu, catalog, n));
   if (server) c.node_power_other_w = server->power_other_w;
   if (server && !server->cpu.empty()) c.host = read_host_side(*server, catalog, n);
+  return c;
+}
+
+void check_cluster_topology(const topologies::Cluster& c, const Node& n) {
   try {  // what only the whole topology can tell (a torus that does not match the node count, ...)
     topologies::build_topology(c);
   } catch (const ConfigError& e) {
     (n.has("inter_node") ? n["inter_node"] : n).fail(e.what(), e.hint());
   }
+}
+
+topologies::Cluster read_cluster(const Node& n, const hw::Catalog& catalog) {
+  topologies::Cluster c = read_cluster_description(n, catalog);
+  check_cluster_topology(c, n);
   return c;
 }
 

@@ -171,7 +171,7 @@ Scenario scenario_from_node(const Node& root, const hw::Catalog& catalog, const 
   s.root = root;
   s.file = root.file();
   s.name = root.has("name") ? root["name"].as_string() : std::filesystem::path(s.file).stem().string();
-  s.cluster = read_cluster(root.required("cluster"), catalog);
+  s.cluster = read_cluster_description(root.required("cluster"), catalog);
   if (s.cluster.node_power_other_w == 0) s.cluster.node_power_other_w = node_power_other(catalog, s.cluster);
   if (!s.cluster.host) s.cluster.host = host_side(catalog, s.cluster, root["cluster"]);
   if (s.cluster.host) s.cluster.host->gpus_per_node = s.cluster.gpus_per_node;
@@ -210,9 +210,11 @@ Scenario scenario_from_node(const Node& root, const hw::Catalog& catalog, const 
     }
   }
   s.calibration = read_calibration(root["calibration"], s.cluster, catalog, base_dir);
+  if (root.has("cost")) s.cost = read_cost(root["cost"]);
   if (s.serving)
     s.serving_config = read_serving(root["serving"], catalog, s.cluster, s.model, s.calibration.kernel, base_dir);
-  if (root.has("cost")) s.cost = read_cost(root["cost"]);
+  // Last: the only check whose cost grows with the cluster (read_cluster_description).
+  check_cluster_topology(s.cluster, root["cluster"]);
   return s;
 }
 

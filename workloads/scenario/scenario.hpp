@@ -53,6 +53,12 @@ Scenario scenario_from_node(const config::Node& root, const hw::Catalog& catalog
 
 // Readers of the sections, exposed for tests.
 topologies::Cluster read_cluster(const config::Node& n, const hw::Catalog& catalog);
+// The two halves of read_cluster. The description is cheap; the check builds the whole graph
+// once (a 2^20-GPU fat-tree: seconds and gigabytes) to refuse what only the topology tells (a
+// torus whose dimensions miss the node count, a fat-tree too small), at `n`'s line. A scenario
+// checks its other sections in between, so their mistakes are reported at once at any size.
+topologies::Cluster read_cluster_description(const config::Node& n, const hw::Catalog& catalog);
+void check_cluster_topology(const topologies::Cluster& c, const config::Node& n);
 // A catalog server's host CPUs, host memory and GPU-host PCIe link.
 topologies::HostSide read_host_side(const hw::NodeSpec& server, const hw::Catalog& catalog, const config::Node& where);
 TrainingConfig read_training(const config::Node& n, int cluster_gpus);
