@@ -90,10 +90,21 @@ double all_to_all_time(double bytes, GroupShape g, const GroupLinks& l, const Co
   return (n - 1) * std::max(in.latency, g.nodes() > 1 ? out.latency : in.latency) + std::max(intra, inter);
 }
 
-}  // namespace
+// The parameters as protocol p sees them (what the network backends apply per protocol,
+// sim/net/collective_plan.cpp): its share of each link's rate, its step latencies, and its base
+// latency with the launch.
+CollectiveParams as_protocol(const CollectiveParams& params, Protocol p) {
+  CollectiveParams q = params;
+  const double e = params.protocol_efficiency(p);
+  q.intra_efficiency *= e, q.inter_efficiency *= e;
+  q.step_overhead_s = params.step_overhead(p, false);
+  q.inter_step_overhead_s = params.step_overhead(p, true);
+  q.launch_overhead_s += params.base_latency(p);
+  return q;
+}
 
-CollectiveCost collective_cost(Collective op, double bytes, GroupShape g, const GroupLinks& links,
-                               const CollectiveParams& params, CollectiveAlgorithm algorithm) {
+CollectiveCost one_protocol_cost(Collective op, double bytes, GroupShape g, const GroupLinks& links,
+                                 const CollectiveParams& params, CollectiveAlgorithm algorithm) {
   CollectiveCost c;
   if (g.ranks <= 1 && op != Collective::kSendRecv) {
     c.algorithm = CollectiveAlgorithm::kRing;
@@ -128,6 +139,21 @@ CollectiveCost collective_cost(Collective op, double bytes, GroupShape g, const 
     }
   }
   if (std::isfinite(c.time_s)) c.time_s += params.launch_overhead_s;
+  return c;
+}
+
+}  // namespace
+
+CollectiveCost collective_cost(Collective op, double bytes, GroupShape g, const GroupLinks& links,
+                               const CollectiveParams& params, CollectiveAlgorithm algorithm) {
+  // Send/recv runs NCCL's p2p path, Simple only; the collectives the fastest protocol.
+  const bool p2p = op == Collective::kSendRecv;
+  CollectiveCost c = one_protocol_cost(op, bytes, g, links, p2p ? params : as_protocol(params, Protocol::kSimple), algorithm);
+  if (!p2p && g.ranks > 1)
+    for (Protocol p : {Protocol::kLL128, Protocol::kLL}) {
+      const CollectiveCost o = one_protocol_cost(op, bytes, g, links, as_protocol(params, p), algorithm);
+      if (o.time_s < c.time_s) c = o;
+    }
   if (c.time_s > 0 && std::isfinite(c.time_s)) {
     c.algorithm_bandwidth = bytes / c.time_s;
     c.bus_bandwidth = c.algorithm_bandwidth * bus_factor(op, g.ranks);

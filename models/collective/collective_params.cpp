@@ -53,6 +53,8 @@ const std::vector<CollectiveParamSlot>& collective_param_slots() {
       {"ll_inter_step_overhead", &P::ll_inter_step_overhead_s, K::kTime, 0.5e-6, 30e-6},
       {"ll128_step_overhead", &P::ll128_step_overhead_s, K::kTime, 0.05e-6, 10e-6},
       {"ll128_inter_step_overhead", &P::ll128_inter_step_overhead_s, K::kTime, 0.5e-6, 30e-6},
+      {"simple_base_latency", &P::simple_base_latency_s, K::kTime, 0.1e-6, 100e-6},
+      {"ll128_base_latency", &P::ll128_base_latency_s, K::kTime, 0.1e-6, 100e-6},
       {"launch_overhead", &P::launch_overhead_s, K::kTime, 0.5e-6, 60e-6},
       {"p2p_launch_overhead", &P::p2p_launch_overhead_s, K::kTime, 0.5e-6, 60e-6},
       {"custom_all_reduce_efficiency", &P::custom_all_reduce_efficiency, K::kEfficiency, 0.05, 1.0},

@@ -10,7 +10,8 @@
 //   pcie_efficiency, inter_efficiency, reduction_efficiency, nvls_efficiency, ll128_efficiency,
 //   ll_efficiency, pipeline_fill_rounds,
 //   step_overhead, inter_step_overhead, ll_step_overhead,
-//   ll_inter_step_overhead, ll128_step_overhead, ll128_inter_step_overhead, launch_overhead,
+//   ll_inter_step_overhead, ll128_step_overhead, ll128_inter_step_overhead, simple_base_latency,
+//   ll128_base_latency, launch_overhead,
 //   p2p_launch_overhead, custom_all_reduce_efficiency, custom_all_reduce_overhead, collective_sms, p2p_sms, userbuffers_reduce_scatter_sms,
 //   userbuffers_all_gather_sms
 #include <string>
@@ -85,12 +86,25 @@ struct CollectiveParams {
   // (graph/tuning.cc), so they reach less. The nccl-tests tables show it: on DGX B200 an 8-GPU
   // all-gather reaches 617 GB/s of bus bandwidth at 512 MiB and 144-261 at 16-32 MiB, which one
   // rate for all three protocols cannot give (it fitted 0.59 of NVLink, 453 GB/s at 512 MiB).
-  // Fitted per node (exasim calibrate --format aic-nccl), LL128 at 0.11-0.48: a channel count
-  // that grows with the call's size is the model that should replace this rate.
+  // Fitted per node (exasim calibrate --format aic-nccl): LL128 at 0.40-0.82 since the base
+  // latencies below (0.11-0.48 before, when Simple's step latency carried its fixed cost).
   double ll128_efficiency = protocol_bandwidth_fraction(Protocol::kLL128);
   double ll_efficiency = protocol_bandwidth_fraction(Protocol::kLL);
   double protocol_efficiency(Protocol p) const {
     return p == Protocol::kLL128 ? ll128_efficiency : p == Protocol::kLL ? ll_efficiency : 1.0;
+  }
+  // Per call, what a protocol costs beyond LL whatever the size (NCCL's own tuning model has a
+  // base latency per algorithm and protocol, src/graph/tuning.cc baseLat: ring LL 6.6, LL128
+  // 14, Simple 8.4 us): Simple's connection handshake and its pipeline of 512 KiB-class chunks
+  // filling and draining once, LL128's line flags. The nccl-tests tables show it where Simple
+  // runs: on one DGX A100 an 8-GPU all-reduce of 16 MiB-1 GiB takes 7.6-9.4 us per MiB plus ~88
+  // us, an all-gather (half the steps) 4.2-5.2 us per MiB plus ~66 us: 44 us a call and 3.1 us a
+  // step, where LL's whole 8-GPU all-reduce takes 22 us. 0 in the catalog defaults; fitted per
+  // node by exasim calibrate --format aic-nccl.
+  double simple_base_latency_s = 0;
+  double ll128_base_latency_s = 0;
+  double base_latency(Protocol p) const {
+    return p == Protocol::kSimple ? simple_base_latency_s : p == Protocol::kLL128 ? ll128_base_latency_s : 0.0;
   }
   // Per call: kernel launch and the host-side cost of issuing the collective. Asynchronous
   // training loops hide it, so the default is 0; measured tables timed from the host include it.

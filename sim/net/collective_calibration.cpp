@@ -86,7 +86,9 @@ std::vector<std::string> collective_parameters_for(const topologies::Cluster& no
   if (node.intra.in_switch_reduction) names.emplace_back("nvls_efficiency");
   names.emplace_back("pipeline_fill_rounds");
   for (const char* n : {"ll128_efficiency", "ll_efficiency"}) names.emplace_back(n);
-  for (const char* n : {"step_overhead", "ll128_step_overhead", "ll_step_overhead", "launch_overhead"}) names.emplace_back(n);
+  for (const char* n : {"step_overhead", "ll128_step_overhead", "ll_step_overhead", "simple_base_latency",
+                        "ll128_base_latency", "launch_overhead"})
+    names.emplace_back(n);
   if (std::any_of(samples.begin(), samples.end(), [](const CollectiveSample& s) { return s.custom_kernel; }))
     for (const char* n : {"custom_all_reduce_efficiency", "custom_all_reduce_overhead"}) names.emplace_back(n);
   return names;

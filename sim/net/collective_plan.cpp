@@ -40,7 +40,7 @@ double phase_fill(const FlowPhase& phase, models::Protocol p, double bytes, cons
 
 double PlannedOp::time(double bytes, models::Protocol p, const models::CollectiveParams& params) const {
   if (empty()) return 0;
-  double t = launch(params) + intra_steps * params.step_overhead(p, false) + inter_steps * params.step_overhead(p, true);
+  double t = start(p, params) + intra_steps * params.step_overhead(p, false) + inter_steps * params.step_overhead(p, true);
   const double wire = wire_factor(p, params) * bytes;
   for (const FlowPhase& ph : phases)
     t += ph.repeat * ((ph.latency_steps - 1) * ph.max_latency + ph.transfer(wire)) + phase_fill(ph, p, bytes, params);
@@ -272,6 +272,10 @@ PlannedOp CollectivePlanner::build(const Group& g, const CommOp& op, models::Col
     if (fp.flows.empty()) continue;
     // A direct round sends to every peer at once: its fill is one peer's share of it.
     if (a == models::CollectiveAlgorithm::kDirect) fp.peers = std::max(1, g.layout.size() - 1);
+    // Through the switch (NVLS), each member reduces and multicasts its 1/k slice of the buffer
+    // (NCCL's multimem load-reduce and store): one slice is its share, as one peer's is a ring's.
+    if (a == models::CollectiveAlgorithm::kNvls && !fp.crosses_nodes)
+      fp.peers = static_cast<double>(g.layout.by_node().front().size());
     const double steps = static_cast<double>(fp.repeat) * fp.latency_steps;
     if (!p.p2p) (fp.crosses_nodes ? p.inter_steps : p.intra_steps) += steps;
     p.flows += static_cast<std::uint64_t>(fp.repeat) * fp.flows.size();

@@ -70,6 +70,11 @@ struct PlannedOp {
   double launch(const models::CollectiveParams& params) const {
     return p2p ? params.p2p_launch_overhead_s : params.launch_overhead_s;
   }
+  // What a call pays before its first round with protocol p: the launch, and the protocol's
+  // base latency (CollectiveParams::base_latency; p2p has none of its own).
+  double start(models::Protocol p, const models::CollectiveParams& params) const {
+    return launch(params) + (p2p ? 0 : params.base_latency(p));
+  }
 };
 
 // What an op runs: an algorithm's plan, the protocol, and the time that takes alone.

@@ -253,7 +253,7 @@ void FlowNetwork::start(const CommOp& op, std::uint32_t token, Time now) {
     m.slots.push_back(std::move(active));
   }
   const ActiveOp& op_state = *m.slots[slot];
-  m.schedule(slot, now + plan.launch(m.fabric.params()) + m.delay(op_state));
+  m.schedule(slot, now + plan.start(choice.protocol, m.fabric.params()) + m.delay(op_state));
 }
 
 Time FlowNetwork::advance(Time limit, std::vector<std::uint32_t>& done) { return impl_->advance(limit, done); }

@@ -119,14 +119,16 @@ TEST_CASE("collective fit: recovers a node's efficiencies, step latencies and pe
   truth.intra_efficiency = 0.70, truth.nvls_efficiency = 0.52, truth.reduction_efficiency = 0.9;
   truth.step_overhead_s = 6e-6, truth.ll128_step_overhead_s = 2.5e-6, truth.ll_step_overhead_s = 0.4e-6;
   truth.launch_overhead_s = 5e-6, truth.pipeline_fill_rounds = 0.4;
+  truth.simple_base_latency_s = 30e-6, truth.ll128_base_latency_s = 6e-6;
   truth.ll128_efficiency = 0.8, truth.ll_efficiency = 0.4;
   truth.custom_all_reduce_efficiency = 0.45, truth.custom_all_reduce_overhead_s = 3e-6;
   const std::vector<CollectiveSample> samples = synthetic(node, truth);
   const std::vector<std::string> names = sim::collective_parameters_for(node, samples);
   CHECK(names == std::vector<std::string>{"intra_efficiency", "reduction_efficiency", "nvls_efficiency",
                                           "pipeline_fill_rounds", "ll128_efficiency", "ll_efficiency",
-                                          "step_overhead", "ll128_step_overhead",
-                                          "ll_step_overhead", "launch_overhead", "custom_all_reduce_efficiency",
+                                          "step_overhead", "ll128_step_overhead", "ll_step_overhead",
+                                          "simple_base_latency", "ll128_base_latency", "launch_overhead",
+                                          "custom_all_reduce_efficiency",
                                           "custom_all_reduce_overhead"});
   sim::CollectiveFitOptions o;
   o.starts = 16;
@@ -147,6 +149,8 @@ TEST_CASE("collective fit: recovers a node's efficiencies, step latencies and pe
   CHECK(c.fitted.reduction_efficiency == approx(0.9).epsilon(0.02));
   CHECK(c.fitted.launch_overhead_s == approx(5e-6).epsilon(0.05));
   CHECK(c.fitted.step_overhead_s == approx(6e-6).epsilon(0.05));
+  CHECK(c.fitted.simple_base_latency_s == approx(30e-6).epsilon(0.05));
+  CHECK(c.fitted.ll128_base_latency_s == approx(6e-6).epsilon(0.05));
   CHECK(c.fitted.pipeline_fill_rounds == approx(0.4).epsilon(0.05));
   CHECK(c.fitted.ll128_efficiency == approx(0.8).epsilon(0.03));
   CHECK(c.fitted.ll_efficiency == approx(0.4).epsilon(0.03));
@@ -157,6 +161,7 @@ TEST_CASE("collective fit: recovers a node's efficiencies, step latencies and pe
   const models::Calibration back = models::apply_calibration({}, config::load_string(yaml, "fitted.yaml"));
   CHECK(back.collective.intra_efficiency == approx(c.fitted.intra_efficiency).epsilon(1e-3));
   CHECK(back.collective.launch_overhead_s == approx(c.fitted.launch_overhead_s).epsilon(1e-3));
+  CHECK(back.collective.simple_base_latency_s == approx(c.fitted.simple_base_latency_s).epsilon(1e-3));
   CHECK(back.collective.pipeline_fill_rounds == approx(c.fitted.pipeline_fill_rounds).epsilon(1e-3));
 }
 

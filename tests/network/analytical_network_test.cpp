@@ -53,6 +53,31 @@ TEST_CASE("pipeline fill: once per phase, one round of a ring, one peer's share 
   CHECK(closed.time_s == exasim::testing::approx(t).epsilon(1e-9));
 }
 
+TEST_CASE("protocols: each call takes its fastest, base latency included, in the topology model and the closed form") {
+  const auto c = cluster_of("{node: dgx-a100, nodes: 1}");
+  models::CollectiveParams p;  // LL128 at 120/128 and LL at 4/8 of Simple's rate; step latencies 1, 0.8, 0.6 us
+  p.launch_overhead_s = 4e-6, p.simple_base_latency_s = 30e-6, p.ll128_base_latency_s = 5e-6;
+  sim::AnalyticalNetwork net(c, p, forcing(Collective::kAllReduce, CollectiveAlgorithm::kRing));
+  const double n = 8, bw = 300e9 * p.intra_efficiency, hop = 0.7e-6;
+  const auto ring = [&](double S) { return net.cost(op_on(c, sim::CommKind::kAllReduce, S, "packed", 8)).time_s; };
+  // 4 kB: LL (no base latency; 2 wire bytes per payload byte) beats LL128's 5 us and Simple's 30.
+  const double small = 4e3;
+  CHECK(ring(small) == exasim::testing::approx(4e-6 + 2 * (n - 1) * (0.6e-6 + hop + 2 * small / n / bw)).epsilon(1e-9));
+  // 1 GB: Simple, its 30 us paid once, against LL128's 6% more wire bytes (0.5 ms here).
+  const double large = 1e9;
+  CHECK(ring(large) ==
+        exasim::testing::approx(4e-6 + 30e-6 + 2 * (n - 1) * (1e-6 + hop + large / n / bw)).epsilon(1e-9));
+  // The closed form (no topology) takes the same protocol at every size.
+  models::GroupLinks links;
+  links.intra_bandwidth = c.intra.bandwidth;
+  links.intra_latency = c.intra.latency;
+  for (double S : {small, 256e3, 4e6, 64e6, large}) {
+    CAPTURE(S);
+    const auto closed = models::collective_cost(Collective::kAllReduce, S, {8, 8}, links, p, CollectiveAlgorithm::kRing);
+    CHECK(closed.time_s == exasim::testing::approx(ring(S)).epsilon(1e-9));
+  }
+}
+
 TEST_CASE("send/recv across nodes: launch + NIC route latency + bytes over the NIC") {
   const auto c = cluster_of("{node: dgx-a100, nodes: 2}");
   models::CollectiveParams p;
