@@ -78,6 +78,24 @@ TEST_CASE("protocols: each call takes its fastest, base latency included, in the
   }
 }
 
+TEST_CASE("all-to-all: a step latency per peer, the data at once, and the closed form charges the same") {
+  const auto c = cluster_of("{node: dgx-a100, nodes: 1}");
+  const models::CollectiveParams p = simple_only();
+  sim::AnalyticalNetwork net(c, p);
+  const double bw = 300e9 * p.intra_efficiency, step = p.step_overhead_s + 0.7e-6;
+  models::GroupLinks links;
+  links.intra_bandwidth = c.intra.bandwidth;
+  links.intra_latency = c.intra.latency;
+  for (int n : {2, 4, 8}) {
+    CAPTURE(n);
+    const double S = 64e6;
+    const double t = net.cost(op_on(c, sim::CommKind::kAllToAll, S, "packed", n)).time_s;
+    // n - 1 handshakes; each GPU sends (n - 1) / n of its buffer through its port.
+    CHECK(t == exasim::testing::approx((n - 1) * step + S * (n - 1) / n / bw).epsilon(1e-9));
+    CHECK(models::collective_cost(Collective::kAllToAll, S, {n, n}, links, p).time_s == exasim::testing::approx(t).epsilon(1e-9));
+  }
+}
+
 TEST_CASE("send/recv across nodes: launch + NIC route latency + bytes over the NIC") {
   const auto c = cluster_of("{node: dgx-a100, nodes: 2}");
   models::CollectiveParams p;
