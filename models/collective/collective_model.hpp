@@ -1,9 +1,10 @@
 #pragma once
 // Closed-form alpha-beta cost of NCCL-style collectives on a group of GPUs spread evenly over
 // nodes, without a topology: each algorithm step costs a latency (alpha) plus its bytes over the
-// bottleneck bandwidth of that step (beta). The network backends (sim/net/) cost collectives
-// over the real topology instead; this model is their hand-checkable reference for uniform
-// groups on a non-blocking network (tests/network).
+// bottleneck bandwidth of that step (beta), with the fastest of NCCL's protocols (Simple, LL128,
+// LL: their rates, step and base latencies; send/recv Simple only). The network backends
+// (sim/net/) cost collectives over the real topology instead; this model is their hand-checkable
+// reference for uniform groups on a non-blocking network (tests/network).
 #include <string>
 #include <string_view>
 

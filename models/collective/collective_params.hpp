@@ -86,7 +86,7 @@ struct CollectiveParams {
   // (graph/tuning.cc), so they reach less. The nccl-tests tables show it: on DGX B200 an 8-GPU
   // all-gather reaches 617 GB/s of bus bandwidth at 512 MiB and 144-261 at 16-32 MiB, which one
   // rate for all three protocols cannot give (it fitted 0.59 of NVLink, 453 GB/s at 512 MiB).
-  // Fitted per node (exasim calibrate --format aic-nccl): LL128 at 0.40-0.82 since the base
+  // Fitted per node (exasim calibrate --format aic-nccl): LL128 at 0.39-0.79 since the base
   // latencies below (0.11-0.48 before, when Simple's step latency carried its fixed cost).
   double ll128_efficiency = protocol_bandwidth_fraction(Protocol::kLL128);
   double ll_efficiency = protocol_bandwidth_fraction(Protocol::kLL);
