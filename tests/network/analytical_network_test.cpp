@@ -96,6 +96,23 @@ TEST_CASE("all-to-all: a step latency per peer, the data at once, and the closed
   }
 }
 
+TEST_CASE("pipeline fill through the switch (NVLS): one member's 1/k slice of the buffer") {
+  const auto c = cluster_of("{node: dgx-h100, nodes: 1}");
+  models::CollectiveParams bare = simple_only();
+  models::CollectiveParams filled = bare;
+  filled.pipeline_fill_rounds = 0.5;
+  const auto opts = forcing(Collective::kAllReduce, CollectiveAlgorithm::kNvls);
+  sim::AnalyticalNetwork with(c, filled, opts), without(c, bare, opts);
+  const auto t = [&](sim::AnalyticalNetwork& net, double S) {
+    return net.cost(op_on(c, sim::CommKind::kAllReduce, S, "packed", 8)).time_s;
+  };
+  const double S = 256e6;
+  REQUIRE(with.cost(op_on(c, sim::CommKind::kAllReduce, S, "packed", 8)).algorithm == CollectiveAlgorithm::kNvls);
+  // The round's bytes term, then half of one member's eighth of it.
+  const double bytes_term = t(without, S) - t(without, 1);
+  CHECK(t(with, S) - t(without, S) == exasim::testing::approx(0.5 * bytes_term / 8).epsilon(1e-6));
+}
+
 TEST_CASE("send/recv across nodes: launch + NIC route latency + bytes over the NIC") {
   const auto c = cluster_of("{node: dgx-a100, nodes: 2}");
   models::CollectiveParams p;
