@@ -39,7 +39,9 @@ void print_params(const CpuCalibration& c, std::ostream& out) {
   models::CpuParams p = c.params;
   Table t({"parameter", "value"});
   t.set_align_right(1);
-  for (const auto& ref : models::named_params(p)) t.add_row({ref.name, value_text(*ref.value, ref.unit)});
+  for (const auto& ref : models::named_params(p)) {
+    t.add_row({ref.name, ref.optional && *ref.value == 0 ? "not measured" : value_text(*ref.value, ref.unit)});
+  }
   t.print(out);
 }
 
@@ -60,7 +62,8 @@ void print_summary(const CpuCalibration& c, std::ostream& out) {
     const char* suite;
     const char* op;
   };
-  const Group groups[] = {{"gemm", ""}, {"stream", "triad"}, {"stream", ""}, {"latency", ""}, {"memcpy", ""}};
+  const Group groups[] = {{"gemm", ""},    {"stream", "triad"}, {"stream", "read"},
+                          {"stream", ""},  {"latency", ""},     {"memcpy", ""}};
   Table t({"suite", "threads", "set", "n", "median |error|", "max |error|"});
   for (std::size_t col = 3; col < 6; ++col) t.set_align_right(col);
   for (const auto& g : groups) {
@@ -84,8 +87,10 @@ std::map<std::string, double> check_errors(const CpuCalibration& c) {
   for (const auto& [threads, name] : groups) {
     const auto g = models::summarize(c.rows, "gemm", true, "", threads);
     const auto s = models::summarize(c.rows, "stream", true, "triad", threads);
+    const auto r = models::summarize(c.rows, "stream", true, "read", threads);
     if (g.count) m["gemm_" + std::string(name) + "_max_error"] = g.max;
     if (s.count) m["stream_triad_" + std::string(name) + "_max_error"] = s.max;
+    if (r.count) m["stream_read_" + std::string(name) + "_max_error"] = r.max;
   }
   return m;
 }

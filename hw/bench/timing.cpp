@@ -35,10 +35,11 @@ long warm_up(const std::function<void()>& call, const TimingPlan& plan) {
 
 // Seconds per call over `calls` calls; a sample that runs 5x longer than planned (the machine is
 // busy) stops early, so one slow phase cannot stretch a quick run into minutes.
-// The untimed first call puts the case's data back into the caches that the other cases of a
-// round used in between, as a loop that runs the call over and over would find it.
-double sample(const std::function<void()>& call, long calls, double planned_s, bool thread_clock) {
-  call();
+// The untimed calls first (TimingPlan::rewarms) put the case's data back into the caches that the
+// other cases of a round used in between, as a loop that runs the call over and over finds it.
+double sample(const std::function<void()>& call, long calls, const TimingPlan& plan, bool thread_clock) {
+  for (int i = 0; i < std::max(1, plan.rewarms); ++i) call();
+  const double planned_s = plan.min_sample_s;
   const double t0 = now_s(), c0 = thread_clock ? thread_cpu_s() : 0.0;
   long done = 0;
   while (done < calls) {
@@ -71,7 +72,7 @@ Timed time_call(const std::function<void()>& call, const TimingPlan& plan) {
   const long calls = warm_up(call, plan);
   std::vector<double> samples;
   samples.reserve(static_cast<std::size_t>(plan.repeats));
-  for (int r = 0; r < plan.repeats; ++r) samples.push_back(sample(call, calls, plan.min_sample_s, plan.thread_clock));
+  for (int r = 0; r < plan.repeats; ++r) samples.push_back(sample(call, calls, plan, plan.thread_clock));
   return {stats_of(std::move(samples)), plan.repeats};
 }
 
@@ -86,7 +87,7 @@ std::vector<Timed> Rounds::run(const TimingPlan& plan) const {
     bool any = false;
     for (std::size_t i = 0; i < calls_.size(); ++i) {
       if (extra && settled(samples[i], plan.settle)) continue;
-      samples[i].push_back(sample(calls_[i], calls[i], plan.min_sample_s, plan.thread_clock && one_thread_[i]));
+      samples[i].push_back(sample(calls_[i], calls[i], plan, plan.thread_clock && one_thread_[i]));
       any = true;
     }
     if (!any) break;

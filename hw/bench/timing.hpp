@@ -15,6 +15,12 @@ struct TimingPlan {
   double budget_s = 10;        // Rounds: no further rounds once this much time has gone by
   double min_sample_s = 2e-3;  // each sample runs the call often enough to last at least this long
   int warmups = 1;             // untimed calls first (page faults, caches, thread start-up)
+  // Untimed calls before each sample, to put back into the caches what the cases timed in between
+  // evicted. One is not enough where the last-level cache resists scans (Intel's L3 since Ivy
+  // Bridge inserts a newly read line where it is evicted first unless it is read again): a 64 MiB
+  // matrix-vector product on a Xeon VM of 2026-12-07 (L3 480 MiB) took 4.7 ms right after a
+  // 128 MiB one, 4.0 ms after one untimed call, 2.75-2.84 ms after two or three, 2.56 ms in a loop.
+  int rewarms = 3;
   // Time by the calling thread's CPU clock instead of the wall clock: for work on one thread it is
   // the same when the machine is idle, and leaves out the time other processes held the core.
   bool thread_clock = false;

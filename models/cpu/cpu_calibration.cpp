@@ -145,6 +145,38 @@ double fit_stream(CpuParams& p, const std::vector<StreamSample>& samples, bool a
   return one.cost + all.cost;
 }
 
+// Read-only bandwidth by level for one thread group, the capacities and overheads already fitted
+// on STREAM: unknowns [1/read-only bandwidth by level (4)], pulled towards the group's `read`.
+void fit_read_only_group(CpuParams& p, const std::vector<StreamSample>& samples, bool all) {
+  std::vector<const StreamSample*> use;
+  for (const auto& s : samples) {
+    if ((s.threads == 1) != !all || (all && s.threads != p.all_threads)) continue;
+    use.push_back(&s);
+  }
+  if (use.empty()) return;  // read_only stays 0: `read` is used
+  const auto n = static_cast<Eigen::Index>(use.size());
+  const int threads = all ? p.all_threads : 1;
+  const double overhead = p.loop_overhead_s + (all ? p.fork_join_s : 0.0);
+  MatrixXd a = MatrixXd::Zero(n + 4, 4);
+  VectorXd b = VectorXd::Ones(n + 4);
+  for (Eigen::Index r = 0; r < n; ++r) {
+    const StreamSample& s = *use[static_cast<std::size_t>(r)];
+    const std::array<double, 4> f = level_fractions(p, s.working_set, threads);
+    for (int i = 0; i < 4; ++i) a(r, i) = f[static_cast<std::size_t>(i)] * s.read / s.time;
+    b[r] = 1 - overhead / s.time;
+  }
+  auto& bw = all ? p.all_cores : p.one_core;
+  VectorXd lower = VectorXd::Zero(4);
+  for (int i = 0; i < 4; ++i) {
+    const double read = bw[static_cast<std::size_t>(i)].read;
+    a(n + i, i) = kPriorWeight * read;
+    b[n + i] = kPriorWeight;
+    lower[i] = 1 / (kBandwidthHeadroom * read);
+  }
+  const VectorXd x = robust_bounded_least_squares(a, b, lower, n, kRobustScale).x;
+  for (std::size_t i = 0; i < 4; ++i) bw[i].read_only = 1 / x[static_cast<Eigen::Index>(i)];
+}
+
 // Coordinate search of the effective capacities (fractions of the reported sizes) and transition
 // sharpness of each cache level that minimise `cost`; the fitted values are left in `p` by a
 // final call with apply = true.
@@ -154,7 +186,7 @@ void search_capacities(CpuParams& p, const std::function<double(CpuParams&, bool
     for (std::size_t level = 0; level < 3; ++level) {
       double best = cost(p, false);
       CpuParams best_p = p;
-      for (double f = 0.25; f <= 1.5001; f += 0.05) {
+      for (double f = 0.05; f <= 1.5001; f += 0.05) {
         for (double s : sharpness) {
           CpuParams trial = p;
           trial.effective_capacity[level] = f;
@@ -218,8 +250,12 @@ void fit_gemm_group(const hw::CpuSpec& spec, CpuParams& p, const std::vector<Gem
   for (Eigen::Index r = 0; r < n; ++r) {
     const auto& [s, t] = use[static_cast<std::size_t>(r)];
     a(r, 0) = 1;
-    a(r, s->dtype == DType::kFp64 ? 2 : 1) = t.compute_at_peak_s;
-    a(r, t.matrix_vector ? 4 : 3) = t.traffic_s;
+    // A matrix-vector product pays the larger of compute and traffic (cpu_gemm_model.hpp): the
+    // one the starting parameters say binds is the one it measures.
+    const double compute = t.compute_at_peak_s / cpu_gemm_efficiency(g, s->dtype);
+    const bool compute_bound = t.matrix_vector && compute > g.matrix_vector_factor * t.traffic_s;
+    if (!t.matrix_vector || compute_bound) a(r, s->dtype == DType::kFp64 ? 2 : 1) = t.compute_at_peak_s;
+    if (!compute_bound) a(r, t.matrix_vector ? 4 : 3) = t.traffic_s;
     a.row(r) /= s->time;
   }
   const double prior[4] = {g.efficiency_fp32, g.efficiency_fp64, 1 / g.traffic_factor, 1 / g.matrix_vector_factor};
@@ -284,7 +320,14 @@ struct Split {
   std::vector<Indexed> stream, gemm, latency, memcpy;
   std::set<GemmKey> gemm_checked;
   std::set<double> latency_checked;
+  std::set<double> read_checked;  // working sets of the read kernel held out
 };
+
+// STREAM's triad is held out whole (its bandwidths come from copy, scale and add); the read-only
+// kernel has no other kernel to stand for it, so every other size of it is held out.
+bool stream_checked(const Split& s, const Measurement& m) {
+  return m.op == "triad" || (m.op == "read" && s.read_checked.count(m.working_set_bytes) > 0);
+}
 
 Split split(const hw::Profile& profile, int device, const std::string& source) {
   Split s;
@@ -303,6 +346,11 @@ Split split(const hw::Profile& profile, int device, const std::string& source) {
   std::set<double> sizes;
   for (const auto& l : s.latency) sizes.insert(l.m->working_set_bytes);
   s.latency_checked = checked_keys(sizes);
+  std::set<double> read_sizes;
+  for (const auto& x : s.stream) {
+    if (x.m->op == "read") read_sizes.insert(x.m->working_set_bytes);
+  }
+  s.read_checked = checked_keys(read_sizes);
   return s;
 }
 
@@ -362,11 +410,14 @@ CpuParams starting_params(const hw::CpuSpec& spec, const hw::ProfileDevice& devi
 
 // The fit, on the fit set only: memory levels first (GEMM traffic is timed through them).
 void fit_all(const hw::CpuSpec& spec, CpuParams& p, const Split& sp, const std::string& source) {
-  std::vector<StreamSample> stream_fit;
+  std::vector<StreamSample> stream_fit, read_fit;
   for (const auto& s : sp.stream) {
-    if (s.m->op != "triad") stream_fit.push_back(stream_sample(s, source));
+    if (stream_checked(sp, *s.m)) continue;
+    (s.m->op == "read" ? read_fit : stream_fit).push_back(stream_sample(s, source));
   }
   search_capacities(p, [&](CpuParams& q, bool apply) { return fit_stream(q, stream_fit, apply); });
+  fit_read_only_group(p, read_fit, false);
+  fit_read_only_group(p, read_fit, true);
   std::vector<std::pair<double, double>> latency_fit;
   for (const auto& s : sp.latency) {
     if (!sp.latency_checked.count(s.m->working_set_bytes)) latency_fit.emplace_back(s.m->working_set_bytes, s.m->time_s.min);
@@ -388,8 +439,9 @@ std::vector<CpuFitRow> predict_all(const hw::CpuSpec& spec, const CpuParams& p, 
   std::vector<CpuFitRow> rows;
   for (const auto& s : sp.stream) {
     const StreamSample x = stream_sample(s, source);
-    CpuFitRow r = row_of(*s.m, s.m->op == "triad");
-    r.predicted_s = cpu_stream_time(p, x.read, x.write, x.working_set, x.threads);
+    CpuFitRow r = row_of(*s.m, stream_checked(sp, *s.m));
+    r.predicted_s = s.m->op == "read" ? cpu_read_only_stream_time(p, x.read, x.working_set, x.threads)
+                                      : cpu_stream_time(p, x.read, x.write, x.working_set, x.threads);
     rows.push_back(r);
   }
   for (const auto& s : sp.gemm) {

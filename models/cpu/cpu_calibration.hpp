@@ -2,7 +2,8 @@
 // Fits the CPU models' parameters (cpu_params.hpp) to an exasim-bench profile of a CPU and checks
 // them on measurements the fit did not see. The split is fixed by rule, not chosen after the fact:
 //   stream:  copy, scale and add are fitted; triad is checked (its bytes per element differ from
-//            copy's, so it tests the read/write split, at every working set)
+//            copy's, so it tests the read/write split, at every working set); the read-only
+//            kernel (read) gives the read-only bandwidths, its working sets alternating fit, check
 //   gemm:    distinct shapes in two families, skinny (m < 64: decode with a small batch) and
 //            wide, each ordered by FLOPs, alternate fit, check, fit, ... (first and last fitted)
 //   latency: working sets in increasing order alternate the same way

@@ -81,6 +81,11 @@ config::Node leaf(const config::Node& n, const std::vector<std::string>& parts, 
   return i == parts.size() ? n : leaf(n.required(parts[i]), parts, i + 1);
 }
 
+// Whether the dotted path exists (each step a map that has the next key).
+bool has_path(const config::Node& n, const std::vector<std::string>& parts, std::size_t i) {
+  return i == parts.size() || (n.is_map() && n.has(parts[i]) && has_path(n[parts[i]], parts, i + 1));
+}
+
 // Every key a section may hold, from the parameter names: "memory" -> {one_core, all_cores, ...}.
 void check_tree(const config::Node& n, const std::string& prefix, const std::vector<std::string>& names) {
   std::vector<std::string> keys;
@@ -108,7 +113,10 @@ std::string cpu_calibration_yaml(const CpuCalibration& c, const CpuCalibrationIn
   cpu["spec"] = spec_yaml(c.spec);
   cpu["all_threads"] = p.all_threads;
   cpu["matrix_vector_parallel"] = p.matrix_vector_parallel;
-  for (const auto& ref : named_params(p)) set_path(cpu, split_dots(ref.name), 0, value_text(*ref.value, ref.unit));
+  for (const auto& ref : named_params(p)) {
+    if (ref.optional && *ref.value == 0) continue;  // not measured
+    set_path(cpu, split_dots(ref.name), 0, value_text(*ref.value, ref.unit));
+  }
   for (const auto& [key, v] : info.check) cpu["check"][key] = number(v);
   YAML::Node root;
   root["cpu"] = cpu;
@@ -135,6 +143,7 @@ LoadedCpuCalibration read_cpu_calibration(const config::Node& cpu) {
   p.all_threads = cpu.required("all_threads").as_positive_count();
   if (cpu.has("matrix_vector_parallel")) p.matrix_vector_parallel = cpu["matrix_vector_parallel"].as_bool();
   for (const auto& r : refs) {
+    if (r.optional && !has_path(cpu, split_dots(r.name), 0)) continue;
     const config::Node n = leaf(cpu, split_dots(r.name), 0);
     const Dimension d = dimension_of(r.unit);
     *r.value = d == Dimension::kNone ? n.as_number() : n.as_nonnegative_quantity(d);

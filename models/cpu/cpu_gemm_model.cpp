@@ -79,11 +79,14 @@ CpuGemmTerms cpu_gemm_terms(const hw::CpuSpec& cpu, const CpuParams& p, const Cp
     t.compute_at_peak_s = cycles / (cpu.base_clock_hz * t.threads);
   }
   // A cold B: its first read at DRAM bandwidth (a working set no cache holds), the rest as warm.
-  const double cold = s.b_from_dram ? cpu_transfer_time(p, b, 0, std::numeric_limits<double>::max() / 4, t.threads) : 0;
+  const double no_cache = std::numeric_limits<double>::max() / 4;
   const double warm_b = s.b_from_dram ? 0 : b;
-  if (t.matrix_vector) {
-    t.traffic_s = cold + cpu_transfer_time(p, a + warm_b, c, a + b + c, t.threads);
-  } else {  // read A, B and packed B; write packed B and C. The packed panel is sized by the BLAS
+  if (t.matrix_vector) {  // the operands are only read, C only written
+    const double cold = s.b_from_dram ? cpu_read_only_transfer_time(p, b, no_cache, t.threads) : 0;
+    t.traffic_s = cold + cpu_read_only_transfer_time(p, a + warm_b, a + b + c, t.threads) +
+                  cpu_transfer_time(p, 0, c, a + b + c, t.threads);
+  } else {
+    const double cold = s.b_from_dram ? cpu_transfer_time(p, b, 0, no_cache, t.threads) : 0;  // read A, B and packed B; write packed B and C. The packed panel is sized by the BLAS
             // to stay in cache, so the working set that decides the level is A, B and C.
     t.traffic_s = cold + cpu_transfer_time(p, a + b + warm_b, b + c, a + b + c, t.threads);
   }
@@ -93,8 +96,12 @@ CpuGemmTerms cpu_gemm_terms(const hw::CpuSpec& cpu, const CpuParams& p, const Cp
 double cpu_gemm_time(const hw::CpuSpec& cpu, const CpuParams& p, const CpuGemmShape& s, DType dtype, int threads) {
   const CpuGemmTerms t = cpu_gemm_terms(cpu, p, s, dtype, threads);
   const CpuGemmParams& g = cpu_gemm_group(p, t.threads);
-  const double traffic = (t.matrix_vector ? g.matrix_vector_factor : g.traffic_factor) * t.traffic_s;
-  return g.overhead_s + t.compute_at_peak_s / cpu_gemm_efficiency(g, dtype) + traffic;
+  const double compute = t.compute_at_peak_s / cpu_gemm_efficiency(g, dtype);
+  // A matrix-vector product does one FMA per matrix element it loads: the loads are its traffic,
+  // and the FMAs run under them, so the slower of the two bounds it (the traffic, on every CPU
+  // whose read bandwidth from L1 is below its FMA rate in bytes).
+  if (t.matrix_vector) return g.overhead_s + std::max(compute, g.matrix_vector_factor * t.traffic_s);
+  return g.overhead_s + compute + g.traffic_factor * t.traffic_s;
 }
 
 }  // namespace exasim::models

@@ -11,8 +11,10 @@
 // copied into a packed buffer that the micro-kernel reads back, C is written; its time comes from
 // the memory model (cpu_memory_model.hpp) for the working set of A, B and C (the packed panel is
 // sized by the BLAS to stay in cache next to them).
-// A matrix-vector product (m or n = 1) is not packed or padded: A and B are read once, scaled by
-// its own factor (CpuGemmParams::matrix_vector_factor) instead of the packing traffic factor.
+// A matrix-vector product (m or n = 1) is not packed or padded: A and B are read once, at the
+// levels' read-only bandwidth (LevelBandwidth::read_only), scaled by its own factor
+// (CpuGemmParams::matrix_vector_factor) instead of the packing traffic factor; its FMAs overlap
+// those loads, so its time is the larger of compute and traffic, not their sum.
 // Efficiency, traffic factors and overhead are fitted for one core and for all cores.
 #include "hw/cpu_spec.hpp"
 #include "hw/dtype.hpp"

@@ -81,7 +81,7 @@ KernelCost cpu_decode_attention_kernel(const hw::CpuSpec& cpu, const CpuParams& 
   const double flops = 4 * batch * context * heads * head_dim;
   const int threads = threads_of(p, cpu);
   // The cache of one layer was last read a whole step ago, after every other layer's: from DRAM.
-  const double stream = cpu_stream_time(p, kv_bytes, 0, std::numeric_limits<double>::max() / 4, threads);
+  const double stream = cpu_read_only_stream_time(p, kv_bytes, std::numeric_limits<double>::max() / 4, threads);
   const double compute = flops / cpu_peak_flops(cpu, DType::kFp32, threads);
   return cost(std::max(stream, compute), compute > stream, flops, kv_bytes);
 }

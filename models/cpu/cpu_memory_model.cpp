@@ -26,11 +26,16 @@ std::array<double, 4> level_fractions(const CpuParams& p, double working_set_byt
 LevelBandwidth level_bandwidth(const CpuParams& p, CpuLevel level, int threads) {
   const auto i = static_cast<std::size_t>(level);
   const double t = std::max(threads, 1);
-  const LevelBandwidth one = p.one_core[i], all = p.all_cores[i];
+  auto measured = [](LevelBandwidth b) {  // read-only: `read` where nothing measured it
+    if (b.read_only <= 0) b.read_only = b.read;
+    return b;
+  };
+  const LevelBandwidth one = measured(p.one_core[i]), all = measured(p.all_cores[i]);
   if (threads <= 1) return one;
   if (threads >= p.all_threads) return all;  // more threads than cores gain nothing
   // In between: each thread adds one core's bandwidth until the level's shared limit.
-  return {std::min(t * one.read, std::max(all.read, one.read)), std::min(t * one.write, std::max(all.write, one.write))};
+  auto between = [&](double LevelBandwidth::*f) { return std::min(t * (one.*f), std::max(all.*f, one.*f)); };
+  return {between(&LevelBandwidth::read), between(&LevelBandwidth::write), between(&LevelBandwidth::read_only)};
 }
 
 double cpu_transfer_time(const CpuParams& p, double read_bytes, double write_bytes, double working_set_bytes,
@@ -50,6 +55,21 @@ double cpu_stream_time(const CpuParams& p, double read_bytes, double write_bytes
                        int threads) {
   return p.loop_overhead_s + (threads > 1 ? p.fork_join_s : 0.0) +
          cpu_transfer_time(p, read_bytes, write_bytes, working_set_bytes, threads);
+}
+
+double cpu_read_only_transfer_time(const CpuParams& p, double read_bytes, double working_set_bytes, int threads) {
+  const std::array<double, 4> f = level_fractions(p, working_set_bytes, threads);
+  double s = 0;
+  for (CpuLevel l : kCpuLevels) {
+    const double share = f[static_cast<std::size_t>(l)];
+    if (share > 0) s += share * read_bytes / level_bandwidth(p, l, threads).read_only;
+  }
+  return s;
+}
+
+double cpu_read_only_stream_time(const CpuParams& p, double read_bytes, double working_set_bytes, int threads) {
+  return p.loop_overhead_s + (threads > 1 ? p.fork_join_s : 0.0) +
+         cpu_read_only_transfer_time(p, read_bytes, working_set_bytes, threads);
 }
 
 double cpu_access_latency(const CpuParams& p, double working_set_bytes) {

@@ -26,6 +26,10 @@ double cpu_transfer_time(const CpuParams& p, double read_bytes, double write_byt
 double cpu_stream_time(const CpuParams& p, double read_bytes, double write_bytes, double working_set_bytes,
                        int threads);
 
+// The same for bytes that are only read, at the levels' read-only bandwidth (LevelBandwidth).
+double cpu_read_only_transfer_time(const CpuParams& p, double read_bytes, double working_set_bytes, int threads);
+double cpu_read_only_stream_time(const CpuParams& p, double read_bytes, double working_set_bytes, int threads);
+
 // Mean load-to-use latency of dependent loads spread at random over the working set (one thread).
 double cpu_access_latency(const CpuParams& p, double working_set_bytes);
 

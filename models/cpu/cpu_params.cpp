@@ -74,6 +74,8 @@ std::vector<CpuParamRef> named_params(CpuParams& p) {
     out.push_back({"memory.one_core." + level + ".write", &p.one_core[i].write, "B/s"});
     out.push_back({"memory.all_cores." + level + ".read", &p.all_cores[i].read, "B/s"});
     out.push_back({"memory.all_cores." + level + ".write", &p.all_cores[i].write, "B/s"});
+    out.push_back({"memory.one_core." + level + ".read_only", &p.one_core[i].read_only, "B/s", true});
+    out.push_back({"memory.all_cores." + level + ".read_only", &p.all_cores[i].read_only, "B/s", true});
   }
   out.push_back({"memory.loop_overhead", &p.loop_overhead_s, "s"});
   out.push_back({"memory.fork_join", &p.fork_join_s, "s"});

@@ -19,9 +19,16 @@ std::string_view cpu_level_name(CpuLevel l);  // "l1", "l2", "l3", "dram"
 
 // Sustained bandwidth of one level for reads and for writes (B/s). Writes usually cost more:
 // a store that misses first reads the line (write-allocate) and later writes it back.
+// `read` and `write` are the two costs of a kernel that reads and writes (STREAM's copy, scale,
+// add), additive per byte. A stream that only reads (a reduction; a matrix-vector product's
+// matrix; decode attention's KV cache) runs at `read_only`, measured by exasim-bench's read
+// kernel: with no stores in flight beside its loads a core moves less than `read` suggests (a Xeon
+// VM of 2026-12-07, one core: 12.4 GB/s read-only from DRAM where copy and add put `read` at
+// 19 GB/s). 0 where nothing measured it: `read` is used.
 struct LevelBandwidth {
   double read = 0;
   double write = 0;
+  double read_only = 0;
 };
 
 struct CpuGemmParams {
@@ -29,9 +36,9 @@ struct CpuGemmParams {
   double efficiency_fp64 = 0.8;  // the same for fp64
   double traffic_factor = 1.0;   // bytes moved / the packing algorithm's nominal traffic
   double overhead_s = 0;         // per call (blocking set-up, buffers; fork and join on threads)
-  // A matrix-vector product reads its matrix once, but as many concurrent streams (one per
-  // column block) rather than STREAM's two or three: bytes it moves per operand byte, as the
-  // memory model times them (above 1 when the prefetchers keep fewer lines in flight).
+  // A matrix-vector product reads its matrix once, but as several concurrent streams (one per
+  // column of a block) rather than the read kernel's one: its time over the read-only transfer
+  // time of its operands (above 1 when the prefetchers keep fewer lines in flight).
   double matrix_vector_factor = 1.0;
 };
 
@@ -79,7 +86,8 @@ struct CpuParams {
 struct CpuParamRef {
   std::string name;
   double* value;
-  std::string unit;  // "B/s", "s", "B", "fraction", "factor"
+  std::string unit;       // "B/s", "s", "B", "fraction", "factor"
+  bool optional = false;  // a file may leave it out (added after files were written); 0 then
 };
 std::vector<CpuParamRef> named_params(CpuParams& p);
 

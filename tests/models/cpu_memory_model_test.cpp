@@ -70,6 +70,21 @@ TEST_CASE("cpu memory: stream time is overhead plus bytes over the level's read 
   CHECK(cpu_stream_time(p, ws, 0, ws, 4) == exasim::testing::approx(expected));
 }
 
+TEST_CASE("cpu memory: bytes that are only read go at the read-only bandwidth, `read` where it was not measured") {
+  CpuParams p = params();
+  // 1 MB from DRAM (a working set no cache holds) on one thread: read-only not measured, `read`.
+  const double cold = 1e15;
+  CHECK(cpu_read_only_transfer_time(p, 1e6, cold, 1) == exasim::testing::approx(cpu_transfer_time(p, 1e6, 0, cold, 1)));
+  p.one_core[3].read_only = 12.5e9;
+  p.all_cores[3].read_only = 50e9;
+  CHECK(cpu_read_only_transfer_time(p, 1e6, cold, 1) == exasim::testing::approx(1e6 / 12.5e9));
+  CHECK(cpu_read_only_stream_time(p, 1e6, cold, 1) == exasim::testing::approx(1e-7 + 1e6 / 12.5e9));
+  // Two threads: twice one core's, under the all-cores figure; four: the all-cores figure, plus fork and join.
+  CHECK(level_bandwidth(p, CpuLevel::kDram, 2).read_only == exasim::testing::approx(25e9));
+  CHECK(cpu_read_only_stream_time(p, 1e6, cold, 4) == exasim::testing::approx(1e-7 + 1e-6 + 1e6 / 50e9));
+  CHECK(level_bandwidth(p, CpuLevel::kDram, 2).read == exasim::testing::approx(40e9));  // the STREAM figure unchanged
+}
+
 TEST_CASE("cpu memory: bandwidth grows with threads up to the all-cores figure") {
   const CpuParams p = params();
   CHECK(level_bandwidth(p, CpuLevel::kDram, 1).read == exasim::testing::approx(20e9));
