@@ -38,6 +38,7 @@ struct KernelOptions {
   // attention_decode: matrix = TensorRT-LLM's kernels (what the kernel tables measured), vector =
   // CUDA-core paged attention (vLLM's); serving's `decode_attention` key names the same choice.
   std::string decode_attention = "matrix";
+  models::MlaDims mla;  // mla_prefill, mla_decode: DeepSeek-V3's unless given
   double rows = 0, cols = 0, params = 0;
   // moe: the layer, its split over ranks, and the routing
   double tokens = 0, hidden = 0, ffn = 0, experts = 0, top_k = 0;
@@ -178,6 +179,24 @@ Answer run_op(const hw::GpuSpec& g, const models::KernelParams& p, DType t, cons
                 {"decode_attention", o.decode_attention}};
     return a;
   }
+  if (op == "mla_prefill" || op == "mla_decode") {
+    need(o.heads, "--heads", op), need(o.batch, "--batch", op);
+    for (const auto& [v, name] : {std::pair{o.mla.nope, "--mla-nope"}, {o.mla.rope, "--mla-rope"},
+                                  {o.mla.v, "--mla-v"}, {o.mla.kv_lora, "--mla-kv-lora"}})
+      need(v, name, op);
+    if (op == "mla_prefill") {
+      need(o.seq, "--seq", op);
+      models::AttentionShape s = models::mla_prefill_shape(o.batch, o.seq, o.heads, o.mla);
+      s.seq_kv = o.context;  // chunked prefill: the keys before and in the chunk (0: the chunk)
+      return {models::attention_prefill(g, p, t, s)};
+    }
+    need(o.context, "--context", op);
+    const models::DecodeShape s = models::mla_decode_shape(o.batch, o.context, o.heads, o.mla);
+    Answer a{models::attention_decode(g, p, t, s)};
+    const models::DecodeLaunch launch = models::decode_launch(g, p, s);
+    a.detail = {{"kv_splits", launch.splits}, {"ctas", launch.ctas}, {"latent_row", s.head_dim}};
+    return a;
+  }
   if (op == "adam") {
     need(o.params, "--params", op);
     return {models::memory_op(g, p, models::MemoryOp::kAdam, t, o.params, 1)};
@@ -185,7 +204,7 @@ Answer run_op(const hw::GpuSpec& g, const models::KernelParams& p, DType t, cons
   const auto mop = models::memory_op_from_name(op);
   if (!mop) {
     bad("--op", "unknown kernel \"" + op + "\"",
-        "use gemm, moe, attention_prefill, attention_backward, attention_decode, elementwise, residual_add, silu_mul, gelu, "
+        "use gemm, moe, attention_prefill, attention_backward, attention_decode, mla_prefill, mla_decode, elementwise, residual_add, silu_mul, gelu, "
         "rmsnorm, layernorm, softmax, rope, embedding, adam (or a *_backward memory op)");
   }
   need(o.rows, "--rows", op), need(o.cols, "--cols", op);
@@ -262,8 +281,8 @@ void add_kernel_command(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand("kernel", "predict one kernel's time, bound and achieved rates");
   cmd->add_option("--gpu", o->gpu, "catalog GPU (exasim hw list --kind gpu)")->required();
   cmd->add_option("--op", o->op,
-                  "gemm | moe | attention_prefill | attention_backward | attention_decode | elementwise | residual_add | "
-                  "silu_mul | gelu | rmsnorm | layernorm | softmax | rope | embedding | adam");
+                  "gemm | moe | attention_prefill | attention_backward | attention_decode | mla_prefill | mla_decode | "
+                  "elementwise | residual_add | silu_mul | gelu | rmsnorm | layernorm | softmax | rope | embedding | adam");
   cmd->add_option("--dtype", o->dtype, "fp32 | tf32 | fp16 | bf16 | fp8 | fp4 | int8 (KV cache dtype for decode)");
   cmd->add_option("--recipe", o->recipe,
                   "gemm, moe: the op as a kernel table names it, input cast included (bfloat16, float16, fp8, fp8_static, "
@@ -292,6 +311,10 @@ void add_kernel_command(CLI::App& app, Context& ctx) {
                   "the kernel tables measured); vector = CUDA-core paged attention, every dot product on the vector "
                   "units (vLLM's; serving's decode_attention key)")
       ->check(CLI::IsMember({"matrix", "vector"}));
+  cmd->add_option("--mla-nope", o->mla.nope, "mla_prefill/decode: Q/K head dims without rotary (qk_nope_head_dim)");
+  cmd->add_option("--mla-rope", o->mla.rope, "mla_prefill/decode: rotary head dims (qk_rope_head_dim)");
+  cmd->add_option("--mla-v", o->mla.v, "mla_prefill: V head dims (v_head_dim)");
+  cmd->add_option("--mla-kv-lora", o->mla.kv_lora, "mla_decode: the latent's rank (kv_lora_rank)");
   cmd->add_flag("--no-causal", o->no_causal, "attention_prefill/backward: full (non-causal) attention");
   cmd->add_option("--window", o->window, "attention: sliding window, keys per query (0: none; decode reads min(context, window))");
   cmd->add_option("--rows", o->rows, "memory ops: rows (tokens)");

@@ -15,7 +15,6 @@ namespace {
 // columns are optional here, with the manifest's values.
 const std::vector<std::string> kPrefillColumns = {"batch_size", "isl", "num_heads", "num_key_value_heads", "latency"};
 const std::vector<std::string> kDecodeColumns = {"batch_size", "num_heads", "num_key_value_heads", "step", "latency"};
-
 DType dtype_of(const CsvRows& r, const char* column) {
   if (!r.has_column(column)) return DType::kBf16;
   const std::string& name = r.text(column);
@@ -26,9 +25,57 @@ DType dtype_of(const CsvRows& r, const char* column) {
                     "known: bfloat16, float16, fp8");
 }
 
+// DeepSeek's multi-head latent attention (context_mla_perf, generation_mla_perf): query heads on
+// the GPU (128 / tp_size) of DeepSeek-V3's geometry, the KV cache's dtype; no KV-head column.
+const std::vector<std::string> kMlaPrefillColumns = {"kv_cache_dtype", "num_heads", "batch_size", "isl", "tp_size", "latency"};
+const std::vector<std::string> kMlaDecodeColumns = {"kv_cache_dtype", "num_heads", "batch_size", "tp_size", "step", "latency"};
+
+bool is_mla(const std::string& path) {
+  return !csv_has_columns(path, {"num_key_value_heads"}) &&
+         (csv_has_columns(path, kMlaPrefillColumns) || csv_has_columns(path, kMlaDecodeColumns));
+}
+
+std::vector<KernelSample> read_mla(const std::string& path) {
+  const bool prefill = csv_has_columns(path, kMlaPrefillColumns);
+  CsvRows rows(path, prefill ? kMlaPrefillColumns : kMlaDecodeColumns,
+               "AIConfigurator MLA table (context_mla_perf or generation_mla_perf)");
+  const std::string source = std::filesystem::absolute(path).parent_path().filename().string();
+  std::vector<KernelSample> out;
+  while (rows.next()) {
+    KernelSample s;
+    s.kind = prefill ? SampleKind::kAttentionPrefill : SampleKind::kAttentionDecode;
+    s.mla = true;
+    s.source = source, s.line = rows.line(), s.timing = SampleTiming::kKernel;
+    s.clocks = SampleClocks::kBurst;
+    s.batch = rows.positive_count("batch_size");
+    s.heads = rows.positive_count("num_heads");
+    s.tp = static_cast<int>(rows.positive_count("tp_size"));
+    s.cache_dtype = dtype_of(rows, "kv_cache_dtype");
+    const std::string d = s.cache_dtype == DType::kFp8 ? "fp8" : "bf16";
+    if (prefill) {
+      // Unlike GQA's, MLA's context FMHA stays in bf16 under an fp8 cache: the fp8 rows are
+      // slower, not faster (kernels-aic H100, 128 heads, 4096 tokens: 1.26 ms bf16, 1.44 ms fp8).
+      s.dtype = DType::kBf16;
+      s.seq = rows.positive_count("isl");
+      s.op = "mla prefill kv " + d;
+      s.tokens = s.batch * s.seq;
+    } else {
+      s.dtype = s.cache_dtype;  // the decode kernel streams the cache in its dtype
+      s.context = rows.count("step") + 1;  // the step's own token is in the cache it reads
+      s.op = "mla decode kv " + d;
+      s.tokens = s.batch;
+    }
+    s.time_s = rows.positive("latency") * 1e-3;
+    out.push_back(s);
+  }
+  if (out.empty()) throw ConfigError("no MLA call in the table", {path, rows.line(), ""}, "a table with at least one row");
+  return out;
+}
+
 }  // namespace
 
 std::vector<KernelSample> read_aic_attention_table(const std::string& path) {
+  if (is_mla(path)) return read_mla(path);
   const bool prefill = csv_has_columns(path, kPrefillColumns);
   CsvRows rows(path, prefill ? kPrefillColumns : kDecodeColumns, "AIConfigurator attention table (context_attention_perf or generation_attention_perf)");
   const std::string source = std::filesystem::absolute(path).parent_path().filename().string();
@@ -72,7 +119,7 @@ std::vector<KernelSample> read_aic_attention_table(const std::string& path) {
 }
 
 bool is_aic_attention_table(const std::string& path) {
-  return csv_has_columns(path, kPrefillColumns) || csv_has_columns(path, kDecodeColumns);
+  return csv_has_columns(path, kPrefillColumns) || csv_has_columns(path, kDecodeColumns) || is_mla(path);
 }
 
 }  // namespace exasim::models

@@ -9,7 +9,11 @@
 //   generation_attention_perf.csv one decode step per sequence: batch_size, heads, head_dim,
 //                                 window_size, kv_cache_dtype, step; the cache holds isl + step
 //                                 tokens (the collector's isl is 1 on every row, MANIFEST.tsv)
-// op names: "prefill <compute dtype>" and "decode kv <kv_cache_dtype>", for the error tables.
+//   context_mla_perf.csv,         DeepSeek's multi-head latent attention, prefill and decode
+//   generation_mla_perf.csv       (step as above): num_heads on the GPU, tp_size, kv_cache_dtype
+//                                 (KernelSample::mla; geometry: mla_prefill_shape, mla_decode_shape)
+// op names: "prefill <compute dtype>", "decode kv <kv_cache_dtype>", "mla prefill kv <dtype>" and
+// "mla decode kv <dtype>", for the error tables.
 #include <string>
 #include <vector>
 
@@ -24,7 +28,7 @@ namespace exasim::models {
 // and on a table with no row.
 std::vector<KernelSample> read_aic_attention_table(const std::string& path);
 
-// True when the file looks like either attention table.
+// True when the file looks like one of the attention or MLA tables.
 bool is_aic_attention_table(const std::string& path);
 
 }  // namespace exasim::models

@@ -33,6 +33,10 @@ double predict_sample(const hw::GpuSpec& gpu, const KernelParams& p, const Kerne
   const double launch = s.timing == SampleTiming::kLaunchIncluded ? p.host_launch_overhead_s : 0.0;
   if (s.kind == SampleKind::kGemm)
     return launch + gemm_op(gpu, p, {s.op, s.dtype, s.recipe, s.cast}, s.m, s.n, s.k, s.batch).time_s;
+  if (s.mla && s.kind == SampleKind::kAttentionPrefill)
+    return launch + attention_prefill(gpu, p, s.dtype, mla_prefill_shape(s.batch, s.seq, s.heads)).time_s;
+  if (s.mla && s.kind == SampleKind::kAttentionDecode)
+    return launch + attention_decode(gpu, p, s.dtype, mla_decode_shape(s.batch, s.context, s.heads)).time_s;
   if (s.kind == SampleKind::kAttentionPrefill) {
     AttentionShape a;
     a.batch = s.batch, a.seq_q = s.seq, a.heads = s.heads, a.kv_heads = s.kv_heads, a.head_dim = s.head_dim;
@@ -57,7 +61,10 @@ double predict_sample(const hw::GpuSpec& gpu, const KernelParams& p, const Kerne
 double hbm_fraction(const hw::GpuSpec& gpu, const KernelSample& s) {
   if (!(s.time_s > 0)) return 0;
   double bytes = 0;
-  if (s.kind == SampleKind::kAttentionDecode) {
+  if (s.kind == SampleKind::kAttentionDecode && s.mla) {
+    const DecodeShape d = mla_decode_shape(s.batch, s.context, s.heads);
+    bytes = s.batch * s.context * d.head_dim * dtype_bytes(s.dtype);  // one latent row per token
+  } else if (s.kind == SampleKind::kAttentionDecode) {
     const double keys = s.window > 0 ? std::min(s.context, s.window) : s.context;
     bytes = s.batch * keys * s.kv_heads * s.head_dim * 2 * dtype_bytes(s.dtype);
   } else if (s.kind == SampleKind::kGemm) {

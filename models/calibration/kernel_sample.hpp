@@ -57,6 +57,9 @@ struct KernelSample {
   // compute dtype, the decode's KV-cache dtype.
   double seq = 0, context = 0, heads = 0, kv_heads = 0, head_dim = 128, window = 0;
   DType cache_dtype = DType::kBf16;  // the KV cache's (prefill writes it)
+  // Multi-head latent attention (kernels-aic's MLA tables): `heads` query heads of DeepSeek-V3's
+  // geometry (mla_prefill_shape, mla_decode_shape); head_dim, kv_heads and window unused.
+  bool mla = false;
   // kMoeExperts: the layer and the measured rank's load; dtype, recipe: the grouped GEMMs' format.
   MoeExpertsShape moe;
   double time_s = 0;   // measured (median of repeats)

@@ -12,6 +12,7 @@ namespace {
 
 struct Resolved {
   double batch, seq_q, seq_kv, heads, kv_heads, hd;
+  double vd;  // V's head dimension (hd unless the shape says otherwise)
   bool causal;
   double window;  // keys per query under a sliding window (causal); infinity: none
 };
@@ -25,6 +26,7 @@ Resolved resolve(const AttentionShape& s) {
   r.kv_heads = std::clamp(s.kv_heads > 0 ? s.kv_heads : r.heads, 1.0, r.heads);
   // FlashAttention compiles head dims in steps of 32 (32, 64, ..., 256): others run padded.
   r.hd = std::ceil(std::max(1.0, s.head_dim) / 32) * 32;
+  r.vd = s.value_dim > 0 ? std::ceil(s.value_dim / 32) * 32 : r.hd;
   r.window = s.window > 0 ? std::max(1.0, s.window) : std::numeric_limits<double>::infinity();
   r.causal = s.causal || s.window > 0;
   return r;
@@ -36,12 +38,12 @@ double matrix_rate_per_sm(const hw::GpuSpec& gpu, DType t) {
   return (half > 0 ? half : gpu.peak(DType::kFp32)) / gpu.sm_count;
 }
 
-// Useful FLOPs of QK^T and PV: 4 d per (query, visible key) pair.
+// Useful FLOPs of QK^T and PV: 2 (d_qk + d_v) per (query, visible key) pair.
 double useful_flops(const Resolved& r) {
   const double offset = r.seq_kv - r.seq_q;  // queries are the last seq_q positions
   double pairs = r.causal ? r.seq_q * offset + r.seq_q * (r.seq_q + 1) / 2 : r.seq_q * r.seq_kv;
   if (std::isfinite(r.window)) pairs = band_pairs(r.seq_kv, r.window) - band_pairs(offset, r.window);
-  return 4 * r.batch * r.heads * r.hd * pairs;
+  return 2 * r.batch * r.heads * (r.hd + r.vd) * pairs;
 }
 
 // Tiles visited by the CTAs of one (sequence, head): total and the longest CTA. `outer` is the
@@ -131,7 +133,7 @@ AttentionTiles flash_backward_tiles(double head_dim) {
 static KernelCost cpu_attention(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const AttentionShape& s,
                          bool backward) {
   const Resolved r = resolve(s);
-  const double visible = useful_flops(r) / (4 * r.batch * r.heads * r.seq_q * r.seq_kv * r.hd);
+  const double visible = useful_flops(r) / (2 * r.batch * r.heads * r.seq_q * r.seq_kv * (r.hd + r.vd));
   const hw::CpuSpec& cpu = *gpu.host_cpu;
   return cpu_attention_kernel(cpu, cpu_params_or_defaults(cpu, p.cpu), dtype, r.batch, r.seq_q, r.seq_kv, r.heads, r.hd,
                               visible, backward);
@@ -140,15 +142,16 @@ static KernelCost cpu_attention(const hw::GpuSpec& gpu, const KernelParams& p, D
 KernelCost attention_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const AttentionShape& s) {
   if (gpu.host_cpu) return cpu_attention(gpu, p, dtype, s, false);
   const Resolved r = resolve(s);
-  const AttentionTiles t = flash_forward_tiles(r.hd);
+  const AttentionTiles t = flash_forward_tiles(std::max(r.hd, r.vd));
   const Walk w = forward_walk(r, t);
   const double e = dtype_bytes(dtype), sms = gpu.sm_count;
-  const double tile_time = 4 * t.rows * t.cols * r.hd / (matrix_rate_per_sm(gpu, dtype) * p.attention_efficiency_for(dtype));
+  const double dims = r.hd + r.vd;  // K and V row lengths; a tile's QK^T and PV
+  const double tile_time = 2 * t.rows * t.cols * dims / (matrix_rate_per_sm(gpu, dtype) * p.attention_efficiency_for(dtype));
   const double groups = r.batch * r.heads;
   const double t_matrix = std::max(groups * w.total / sms, w.longest) * tile_time;
-  const double l2_bytes = groups * w.total * 2 * t.cols * r.hd * e;
-  const double q_o = 2 * r.batch * r.heads * r.seq_q * r.hd * e;
-  const double kv = 2 * r.batch * r.kv_heads * r.seq_kv * r.hd * e;
+  const double l2_bytes = groups * w.total * t.cols * dims * e;
+  const double q_o = r.batch * r.heads * r.seq_q * dims * e;
+  const double kv = r.batch * r.kv_heads * r.seq_kv * dims * e;
   const double t_l2 = l2_bytes / (gpu.l2_read_bandwidth() * p.l2_efficiency);
   const double t_hbm = (q_o + kv) / (gpu.hbm_bandwidth * p.hbm_efficiency);
   const double fixed = p.launch_overhead_s + p.attention_overhead_s[0];
@@ -171,7 +174,11 @@ KernelCost qkv_preprocess(const hw::GpuSpec& gpu, const KernelParams& p, double 
 
 KernelCost attention_backward(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const AttentionShape& s) {
   if (gpu.host_cpu) return cpu_attention(gpu, p, dtype, s, true);
-  const Resolved r = resolve(s);
+  // The backward pass is costed with V as long as K (value_dim not yet modelled here: MLA's
+  // training attention is priced at its Q/K head dimension, 192 where V has 128).
+  AttentionShape square = s;
+  square.value_dim = 0;
+  const Resolved r = resolve(square);
   const AttentionTiles t = flash_backward_tiles(r.hd);
   const Walk w = backward_walk(r, t);
   const double e = dtype_bytes(dtype), sms = gpu.sm_count;
@@ -198,6 +205,21 @@ KernelCost attention_backward(const hw::GpuSpec& gpu, const KernelParams& p, DTy
   return c;
 }
 
+AttentionShape mla_prefill_shape(double batch, double seq, double heads, const MlaDims& m) {
+  AttentionShape a;
+  a.batch = batch, a.seq_q = seq, a.heads = a.kv_heads = heads;
+  a.head_dim = m.nope + m.rope, a.value_dim = m.v;
+  return a;
+}
+
+DecodeShape mla_decode_shape(double batch, double context, double heads, const MlaDims& m) {
+  DecodeShape d;
+  d.batch = batch, d.context = context, d.heads = heads, d.kv_heads = 1;
+  d.head_dim = m.kv_lora + m.rope, d.value_dim = m.kv_lora, d.shared_kv = true;
+  d.block_tokens = 64;
+  return d;
+}
+
 int decode_kv_splits(const hw::GpuSpec& gpu, const DecodeShape& s) {
   const double groups = std::max(1.0, s.batch) * std::max(1.0, s.kv_heads > 0 ? s.kv_heads : s.heads);
   const double slots = static_cast<double>(gpu.sm_count) * 4;  // 4 resident decode CTAs per SM
@@ -211,7 +233,7 @@ DecodeLaunch decode_launch(const hw::GpuSpec& gpu, const KernelParams& p, const 
   const double batch = std::max(1.0, s.batch), heads = std::max(1.0, s.heads);
   const double kv_heads = std::clamp(s.kv_heads > 0 ? s.kv_heads : heads, 1.0, heads);
   DecodeLaunch l;
-  l.grouped = p.decode_group_limit <= 0 || heads / kv_heads <= p.decode_group_limit;
+  l.grouped = s.shared_kv || p.decode_group_limit <= 0 || heads / kv_heads <= p.decode_group_limit;
   DecodeShape units = s;
   units.kv_heads = l.grouped ? kv_heads : heads;
   l.splits = decode_kv_splits(gpu, units);
@@ -228,11 +250,13 @@ KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType
   const double batch = std::max(1.0, s.batch), heads = std::max(1.0, s.heads);
   const double kv_heads = std::clamp(s.kv_heads > 0 ? s.kv_heads : heads, 1.0, heads);
   const double hd = std::ceil(std::max(1.0, s.head_dim) / 8) * 8;  // 16-byte vector loads of bf16
+  const double vd = s.value_dim > 0 ? std::ceil(s.value_dim / 8) * 8 : hd;
+  const double row = s.shared_kv ? hd : hd + vd;  // cached elements per token and KV head
   const double ctx = std::max(1.0, s.context), e = dtype_bytes(dtype);
   const double block = std::max(1.0, s.block_tokens);
-  const double kv_bytes = 2 * batch * kv_heads * std::ceil(ctx / block) * block * hd * e;
-  const double q_o = 2 * batch * heads * hd * e;
-  const double flops = 4 * batch * heads * ctx * hd;
+  const double kv_bytes = batch * kv_heads * std::ceil(ctx / block) * block * row * e;
+  const double q_o = batch * heads * (hd + vd) * e;
+  const double flops = 2 * batch * heads * ctx * (hd + vd);
   const double stream = p.attention_decode_efficiency > 0 ? p.attention_decode_efficiency : p.hbm_efficiency;
   const double fixed = p.launch_overhead_s + p.decode_overhead_for(dtype);
   const DecodeLaunch launch = decode_launch(gpu, p, s);
@@ -247,14 +271,14 @@ KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType
   const bool trtllm = s.kernels == DecodeKernels::kTensorRtLlm;
   const bool group_cta = launch.grouped && group > 1;  // one CTA serves a GQA group of heads
   const bool on_matrix = trtllm && group_cta;
-  const double t_math = on_matrix ? 4 * batch * kv_heads * std::ceil(group / 16) * 16 * ctx * hd /
+  const double t_math = on_matrix ? 2 * batch * kv_heads * std::ceil(group / 16) * 16 * ctx * (hd + vd) /
                                         (gpu.peak(DType::kBf16) * p.matrix_efficiency)
                                   : flops / (gpu.vector_rate(dtype) * p.vector_efficiency);
   double t_memory = 0;
   if (p.decode_cta_bandwidth[0] > 0) {
     // CTAs of a grouped kernel (each a whole GQA group) or, for groups above its limit, of a
     // per-head kernel whose heads re-read their group's K and V from L2 (kernel_params.hpp).
-    const double cta_bytes = 2 * std::ceil(ctx / splits) * hd * e;
+    const double cta_bytes = std::ceil(ctx / splits) * row * e;
     const double per_cta = (group_cta ? p.decode_cta_overhead_for(dtype) : p.decode_head_cta_overhead_s) +
                            cta_bytes / p.decode_cta_bandwidth_for(dtype);
     const double t_ctas = std::max(launch.ctas * per_cta / gpu.sm_count, per_cta);
@@ -262,7 +286,7 @@ KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType
     t_memory = std::max({(kv_bytes + q_o) / (gpu.hbm_bandwidth * stream), t_ctas, t_l2});
   } else {
     // Little's law: each CTA keeps a K and a V paged block of the next two steps in flight.
-    const double in_flight = std::min(launch.ctas, static_cast<double>(gpu.sm_count) * 4) * 4 * block * hd * e;
+    const double in_flight = std::min(launch.ctas, static_cast<double>(gpu.sm_count) * 4) * 2 * block * row * e;
     const double latency = gpu.hbm_latency() * p.loaded_latency_factor;
     t_memory = (kv_bytes + q_o) / std::min(gpu.hbm_bandwidth * stream, in_flight / latency);
   }
@@ -273,16 +297,18 @@ KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType
   c.bound = t_memory >= t_math ? Bound::kHbm : on_matrix ? Bound::kMatrix : Bound::kVector;
   if (fixed > std::max(t_memory, t_math)) c.bound = Bound::kLaunch;
   if (splits > 1) {  // partial outputs (fp32 O and log-sum-exp) of each split, reduced
-    const double partial = batch * heads * splits * (hd + 2) * 4;
+    const double partial = batch * heads * splits * (vd + 2) * 4;
     if (trtllm && p.decode_cta_bandwidth[0] > 0) {
       // In the kernel: the last CTA of each head's splits reads their partials at its own rate,
       // after the others wrote them (XQA / MMHA multi-block mode); no second launch. Without the
       // CTA parameters (family defaults: no CTA rate to price it at) the second kernel stands in.
-      const double per_head = (launch.grouped ? group : 1) * splits * (hd + 2) * 4;
+      // A GQA group's partials are reduced by one CTA; MLA's, whose one latent serves every head
+      // of the sequence (up to 128), head by head in parallel (FlashMLA's combine step).
+      const double per_head = (launch.grouped && !s.shared_kv ? group : 1) * splits * (vd + 2) * 4;
       c.time_s += std::max(partial / (gpu.hbm_bandwidth * stream), per_head / p.decode_cta_bandwidth_for(dtype));
       c.bytes += 2 * partial;
     } else {
-      const KernelCost reduce = streaming_kernel(gpu, p, partial + batch * heads * hd * e, batch * heads * splits * hd);
+      const KernelCost reduce = streaming_kernel(gpu, p, partial + batch * heads * vd * e, batch * heads * splits * vd);
       c.time_s += reduce.time_s;
       c.bytes += reduce.bytes;
     }

@@ -43,6 +43,9 @@ struct AttentionShape {
   // Sliding-window attention (causal): each query sees the `window` latest keys, itself
   // included; 0: no window. The kernel skips the key blocks outside every row's band.
   double window = 0;
+  // V's (and O's) head dimension where it differs from Q's and K's: DeepSeek's multi-head latent
+  // attention in prefill runs as MHA with Q, K of 192 (128 + 64 rotary) and V of 128. 0: head_dim.
+  double value_dim = 0;
 };
 // FlashAttention-2 style forward (prefill, training forward).
 KernelCost attention_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const AttentionShape& s);
@@ -68,8 +71,27 @@ struct DecodeShape {
   double head_dim = 128;
   double block_tokens = 16; // paged-KV block size (vLLM default 16)
   DecodeKernels kernels = DecodeKernels::kTensorRtLlm;
+  double value_dim = 0;    // V's head dimension where it differs from K's (0: head_dim)
+  // One cached row per token and KV head serves as both K and V (V its first value_dim entries):
+  // multi-head latent attention decoded in its absorbed form (DeepSeek-V2/V3; FlashMLA,
+  // TensorRT-LLM's MLA generation kernel): every query head attends to the shared latent of
+  // kv_lora_rank + rotary dims (512 + 64), K = the whole row, V = its first 512. Such a kernel
+  // serves all the heads of a sequence together (never one CTA per head).
+  bool shared_kv = false;
 };
 KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const DecodeShape& s);
+
+// Multi-head latent attention's per-head geometry (DeepSeek-V2/V3, Kimi K2: config.json
+// qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128, kv_lora_rank 512).
+struct MlaDims {
+  double nope = 128, rope = 64, v = 128, kv_lora = 512;
+};
+// Its attention kernels as TensorRT-LLM runs them (what kernels-aic's MLA tables time): prefill
+// un-absorbed, MHA with Q and K of nope + rope and V of v per head; decode absorbed, every query
+// head over one shared latent row of kv_lora + rope per token (K the row, V its first kv_lora),
+// in paged blocks of 64 tokens (FlashMLA's page size; the tables' collector does not record its).
+AttentionShape mla_prefill_shape(double batch, double seq, double heads, const MlaDims& m = {});
+DecodeShape mla_decode_shape(double batch, double context, double heads, const MlaDims& m = {});
 
 // A serving framework's QKV preprocessing ahead of its attention kernel (TensorRT-LLM's
 // QKV-preprocessing kernel, vLLM's rotary embedding and reshape_and_cache): reads the fused QKV

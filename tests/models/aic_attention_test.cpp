@@ -109,6 +109,92 @@ TEST_CASE("AIConfigurator attention tables: a malformed row is refused with its 
   CHECK_THROWS_AS(read_aic_attention_table(kData + "/bad/absent.csv"), IoError);
 }
 
+TEST_CASE("AIConfigurator MLA tables: DeepSeek's latent attention, prefill in bf16 whatever the cache, decode over step + 1 tokens") {
+  const std::string context = kData + "/h100_sxm/context_mla_perf.csv";
+  const std::string generation = kData + "/h100_sxm/generation_mla_perf.csv";
+  REQUIRE(is_aic_attention_table(context));
+  REQUIRE(is_aic_attention_table(generation));
+  const std::vector<KernelSample> p = read_aic_attention_table(context);
+  REQUIRE(p.size() == 4);
+  // bfloat16,128,1,4096,1,1.2629066308339436
+  CHECK(p[2].kind == SampleKind::kAttentionPrefill);
+  CHECK(p[2].mla);
+  CHECK(p[2].heads == 128);
+  CHECK(p[2].batch == 1);
+  CHECK(p[2].seq == 4096);
+  CHECK(p[2].tokens == 4096);
+  CHECK(p[2].tp == 1);
+  CHECK(p[2].op == "mla prefill kv bf16");
+  CHECK(p[2].time_s == approx(1.2629066308339436e-3).epsilon(1e-12));
+  // An fp8 cache: the FMHA still in bf16 (the fp8 row is the slower one).
+  CHECK(p[3].cache_dtype == DType::kFp8);
+  CHECK(p[3].dtype == DType::kBf16);
+  CHECK(p[3].op == "mla prefill kv fp8");
+  CHECK(p[3].time_s > p[2].time_s);
+  const std::vector<KernelSample> d = read_aic_attention_table(generation);
+  REQUIRE(d.size() == 4);
+  // fp8,16,32,4,8191,0.07312533259391785: 16 heads (128 over TP 4), 32 sequences of 8192 tokens
+  CHECK(d[3].kind == SampleKind::kAttentionDecode);
+  CHECK(d[3].mla);
+  CHECK(d[3].heads == 16);
+  CHECK(d[3].tp == 4);
+  CHECK(d[3].context == 8192);
+  CHECK(d[3].tokens == 32);
+  CHECK(d[3].dtype == DType::kFp8);
+  CHECK(d[3].op == "mla decode kv fp8");
+  // GQA tables are not read as MLA.
+  CHECK_FALSE(read_aic_attention_table(kData + "/h100_sxm/generation_attention_perf.csv").front().mla);
+  const auto heads = error_of("mla_heads.csv");
+  CHECK(heads.first == 3);
+  CHECK(heads.second.find("num_heads") == 0);
+  const auto dtype = error_of("mla_dtype.csv");
+  CHECK(dtype.first == 2);
+  CHECK(dtype.second.find("kv_cache_dtype: unknown kv_cache_dtype \"nvfp4\"") == 0);
+}
+
+TEST_CASE("MLA kernels by hand: decode streams one shared latent row per token, prefill's PV runs at V's head dimension") {
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  const KernelParams p = KernelParams::defaults_for(h100);
+  // Decode: 32 sequences of 8192 tokens, 16 heads over one latent of 512 + 64: the cache is read
+  // once (K and V are the same row), in 64-token pages; each head's scores over 576 dims and its
+  // output over the 512 of V: 2 x (576 + 512) FLOPs per head and token.
+  const DecodeShape d = mla_decode_shape(32, 8192, 16);
+  CHECK(d.head_dim == 576);
+  CHECK(d.value_dim == 512);
+  CHECK(d.kv_heads == 1);
+  const KernelCost c = attention_decode(h100, p, DType::kBf16, d);
+  CHECK(c.flops == approx(2.0 * 32 * 16 * 8192 * (576 + 512)));
+  // Bytes: the cache, Q in and O out, then (the family defaults price no in-kernel reduction)
+  // a second kernel reading the split-KV partials (fp32 O and two statistics per head and split)
+  // and writing O.
+  REQUIRE(p.decode_cta_bandwidth[0] == 0);
+  const int splits = decode_launch(h100, p, d).splits;
+  REQUIRE(splits > 1);
+  const double cache = 32 * 8192 * 576 * 2.0, q_o = 32 * 16 * (576 + 512) * 2.0;
+  const double reduce = 32 * 16 * splits * (512 + 2) * 4.0 + 32 * 16 * 512 * 2.0;
+  CHECK(c.bytes == approx(cache + q_o + reduce).epsilon(1e-12));
+  // Read as separate K and V rows, the same shape would also stream V's 512 dims per token.
+  DecodeShape separate = d;
+  separate.shared_kv = false;
+  CHECK(attention_decode(h100, p, DType::kBf16, separate).bytes - c.bytes == approx(32 * 8192 * 512 * 2.0));
+  // 128 heads on one latent: one kernel serves them all together, whatever the group limit.
+  KernelParams limited = p;
+  limited.decode_group_limit = 16;
+  CHECK(decode_launch(h100, limited, mla_decode_shape(1, 4096, 128)).grouped);
+  // Prefill: 128 heads of Q, K 192 and V 128: 2 x (192 + 128) FLOPs per visible pair.
+  const AttentionShape a = mla_prefill_shape(1, 4096, 128);
+  CHECK(a.head_dim == 192);
+  CHECK(a.value_dim == 128);
+  const double pairs = 4096.0 * 4097 / 2;
+  CHECK(attention_prefill(h100, p, DType::kBf16, a).flops == approx(2.0 * 128 * (192 + 128) * pairs));
+  // A value dimension equal to the head dimension is the plain kernel.
+  AttentionShape square{2, 1024, 0, 32, 8, 128};
+  AttentionShape same = square;
+  same.value_dim = 128;
+  CHECK(attention_prefill(h100, p, DType::kBf16, same).time_s ==
+        approx(attention_prefill(h100, p, DType::kBf16, square).time_s).epsilon(1e-12));
+}
+
 TEST_CASE("the context op: QKV preprocessing bytes by hand, then the FMHA") {
   const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
   KernelParams p = KernelParams::defaults_for(h100);
