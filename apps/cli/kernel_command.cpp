@@ -188,11 +188,11 @@ Answer run_op(const hw::GpuSpec& g, const models::KernelParams& p, DType t, cons
       need(o.seq, "--seq", op);
       models::AttentionShape s = models::mla_prefill_shape(o.batch, o.seq, o.heads, o.mla);
       s.seq_kv = o.context;  // chunked prefill: the keys before and in the chunk (0: the chunk)
-      return {models::attention_prefill(g, p, t, s)};
+      return {models::mla_prefill(g, p, t, s)};
     }
     need(o.context, "--context", op);
     const models::DecodeShape s = models::mla_decode_shape(o.batch, o.context, o.heads, o.mla);
-    Answer a{models::attention_decode(g, p, t, s)};
+    Answer a{models::mla_decode(g, p, t, s)};
     const models::DecodeLaunch launch = models::decode_launch(g, p, s);
     a.detail = {{"kv_splits", launch.splits}, {"ctas", launch.ctas}, {"latent_row", s.head_dim}};
     return a;

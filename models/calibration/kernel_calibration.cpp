@@ -17,10 +17,12 @@ namespace exasim::models {
 
 namespace {
 
-std::vector<KernelSample> of_kind(const std::vector<KernelSample>& s, SampleKind kind) {
+// The samples of one kind; attention's are GQA's (`mla` false) or MLA's, which have parameters
+// of their own and a stage of their own.
+std::vector<KernelSample> of_kind(const std::vector<KernelSample>& s, SampleKind kind, bool mla = false) {
   std::vector<KernelSample> out;
   for (const KernelSample& x : s)
-    if (x.kind == kind) out.push_back(x);
+    if (x.kind == kind && x.mla == mla) out.push_back(x);
   return out;
 }
 
@@ -296,6 +298,23 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
     p = fit_kernel_params(p, decode_names, spread_subset(decodes, o.max_fit_gemms, o.split_seed), tile, o.fit).params;
     c.fitted_names.insert(c.fitted_names.end(), decode_names.begin(), decode_names.end());
     if (p.decode_group_limit > 0) c.fitted_names.emplace_back("decode_group_limit");
+  }
+  // Multi-head latent attention (kernels-aic's MLA tables), on top of attention: its kernels' own
+  // efficiency and the op's fixed cost, prefill and decode apart; the shapes and everything else
+  // as for attention.
+  for (const SampleKind kind : {SampleKind::kAttentionPrefill, SampleKind::kAttentionDecode}) {
+    const std::vector<KernelSample> mla = of_kind(c.fit_set, kind, true);
+    if (mla.empty()) continue;
+    const bool prefill = kind == SampleKind::kAttentionPrefill;
+    const std::vector<std::string> names =
+        prefill ? std::vector<std::string>{"mla_prefill_efficiency", "mla_overhead.prefill"}
+                : std::vector<std::string>{"mla_decode_efficiency", "mla_overhead.decode"};
+    require(prefill ? "MLA prefill calls" : "MLA decode calls", mla.size(), names.size());
+    if (prefill) start(p.mla_prefill_efficiency, p.attention_efficiency), start(p.mla_overhead_s[0], 10e-6);
+    else start(p.mla_decode_efficiency, p.attention_decode_efficiency > 0 ? p.attention_decode_efficiency : p.hbm_efficiency),
+         start(p.mla_overhead_s[1], 10e-6);
+    p = fit_kernel_params(p, names, spread_subset(mla, o.max_fit_gemms, o.split_seed), tile, o.fit).params;
+    c.fitted_names.insert(c.fitted_names.end(), names.begin(), names.end());
   }
   // MoE layers, on top of everything else: the token-permute kernels' bandwidth (the op's grouped
   // GEMMs, activation and routing are the parts fitted above). Fitted on the 16-bit balanced rows:

@@ -34,9 +34,9 @@ double predict_sample(const hw::GpuSpec& gpu, const KernelParams& p, const Kerne
   if (s.kind == SampleKind::kGemm)
     return launch + gemm_op(gpu, p, {s.op, s.dtype, s.recipe, s.cast}, s.m, s.n, s.k, s.batch).time_s;
   if (s.mla && s.kind == SampleKind::kAttentionPrefill)
-    return launch + attention_prefill(gpu, p, s.dtype, mla_prefill_shape(s.batch, s.seq, s.heads)).time_s;
+    return launch + mla_prefill(gpu, p, s.dtype, mla_prefill_shape(s.batch, s.seq, s.heads)).time_s;
   if (s.mla && s.kind == SampleKind::kAttentionDecode)
-    return launch + attention_decode(gpu, p, s.dtype, mla_decode_shape(s.batch, s.context, s.heads)).time_s;
+    return launch + mla_decode(gpu, p, s.dtype, mla_decode_shape(s.batch, s.context, s.heads)).time_s;
   if (s.kind == SampleKind::kAttentionPrefill) {
     AttentionShape a;
     a.batch = s.batch, a.seq_q = s.seq, a.heads = s.heads, a.kv_heads = s.kv_heads, a.head_dim = s.head_dim;

@@ -220,6 +220,20 @@ DecodeShape mla_decode_shape(double batch, double context, double heads, const M
   return d;
 }
 
+KernelCost mla_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const AttentionShape& s) {
+  KernelParams q = p;
+  if (p.mla_prefill_efficiency > 0) q.attention_efficiency = q.attention_efficiency_fp8 = p.mla_prefill_efficiency;
+  if (p.mla_overhead_s[0] > 0) q.attention_overhead_s[0] = p.mla_overhead_s[0];
+  return attention_prefill(gpu, q, dtype, s);
+}
+
+KernelCost mla_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const DecodeShape& s) {
+  KernelParams q = p;
+  if (p.mla_decode_efficiency > 0) q.attention_decode_efficiency = p.mla_decode_efficiency;
+  if (p.mla_overhead_s[1] > 0) q.attention_overhead_s[1] = q.attention_overhead_s[2] = p.mla_overhead_s[1];
+  return attention_decode(gpu, q, dtype, s);
+}
+
 int decode_kv_splits(const hw::GpuSpec& gpu, const DecodeShape& s) {
   const double groups = std::max(1.0, s.batch) * std::max(1.0, s.kv_heads > 0 ? s.kv_heads : s.heads);
   const double slots = static_cast<double>(gpu.sm_count) * 4;  // 4 resident decode CTAs per SM

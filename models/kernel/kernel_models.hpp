@@ -92,6 +92,10 @@ struct MlaDims {
 // in paged blocks of 64 tokens (FlashMLA's page size; the tables' collector does not record its).
 AttentionShape mla_prefill_shape(double batch, double seq, double heads, const MlaDims& m = {});
 DecodeShape mla_decode_shape(double batch, double context, double heads, const MlaDims& m = {});
+// The MLA ops: the attention models above, with MLA's own efficiency and fixed cost where
+// measured (KernelParams::mla_*; 0: the attention's).
+KernelCost mla_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const AttentionShape& s);
+KernelCost mla_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const DecodeShape& s);
 
 // A serving framework's QKV preprocessing ahead of its attention kernel (TensorRT-LLM's
 // QKV-preprocessing kernel, vLLM's rotary embedding and reshape_and_cache): reads the fused QKV

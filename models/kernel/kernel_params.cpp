@@ -154,6 +154,10 @@ std::vector<NamedParam> named_params(KernelParams& p) {
       {"decode_cta_bandwidth.fp8", &p.decode_cta_bandwidth[1], "B/s", ParamKind::kBandwidth},
       {"decode_group_limit", &p.decode_group_limit, "", ParamKind::kCount},
       {"attention_decode_efficiency", &p.attention_decode_efficiency, "fraction", ParamKind::kFraction},
+      {"mla_prefill_efficiency", &p.mla_prefill_efficiency, "fraction", ParamKind::kFraction},
+      {"mla_decode_efficiency", &p.mla_decode_efficiency, "fraction", ParamKind::kFraction},
+      {"mla_overhead.prefill", &p.mla_overhead_s[0], "s", ParamKind::kTime},
+      {"mla_overhead.decode", &p.mla_overhead_s[1], "s", ParamKind::kTime},
       {"memory_op_efficiency", &p.memory_op_efficiency, "fraction", ParamKind::kFraction},
       {"memory_op_overhead", &p.memory_op_overhead_s, "s", ParamKind::kTime},
       {"gather_efficiency", &p.gather_efficiency, "fraction", ParamKind::kFraction}};

@@ -177,6 +177,15 @@ struct KernelParams {
   }
   // Fraction of the HBM bandwidth that decode attention streams the KV cache at (0: hbm_efficiency).
   double attention_decode_efficiency = 0;
+  // Multi-head latent attention's kernels (mla_prefill, mla_decode in attention_model.hpp) where
+  // they were measured apart from GQA's (kernels-aic's MLA tables); 0: the attention values above.
+  // TensorRT-LLM runs other kernels for it (its MLA context FMHA of Q/K 192 and V 128; FlashMLA-
+  // style decode over the shared latent) and other ops around them (MLA's RoPE and latent-cache
+  // append): kernels-aic H100, 2 cached tokens, any batch up to 32: 13-15 us, where its GQA decode
+  // op takes 8.5 us.
+  double mla_prefill_efficiency = 0;           // the context FMHA's fraction of the matrix peak
+  double mla_decode_efficiency = 0;            // the latent stream's fraction of HBM bandwidth
+  std::array<double, 2> mla_overhead_s{0, 0};  // the op's fixed cost: prefill, decode
   // Memory-bound kernels (norms, activations, adds): fraction of the HBM bandwidth they reach,
   // and their launch cost (usually below a GEMM's: no prologue). Implementations differ by op
   // (a fused vectorised add streams at ~90% of HBM, a row-wise norm with a block reduction at

@@ -296,6 +296,49 @@ TEST_CASE("attention fit: recovers the kernels' efficiencies and fixed costs fro
     CHECK(std::find(c.fitted_names.begin(), c.fitted_names.end(), n) != c.fitted_names.end());
 }
 
+TEST_CASE("MLA fit: its kernels' efficiency and the op's fixed cost recovered apart from GQA attention's") {
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  KernelParams truth = KernelParams::defaults_for(h100);  // GQA's as the test above recovers them
+  truth.smem_operand_mma = truth.stream_k = truth.narrow_output_16bit = 1;
+  truth.attention_efficiency = 0.55, truth.attention_overhead_s = {9e-6, 7e-6, 7e-6};
+  truth.attention_cta_overhead_s = 4e-6;
+  truth.attention_decode_efficiency = 0.75, truth.decode_cta_overhead_s = {4e-6, 4e-6};
+  truth.decode_head_cta_overhead_s = 1.2e-6, truth.decode_cta_bandwidth = {60e9, 60e9};
+  truth.decode_group_limit = 32;
+  truth.mla_prefill_efficiency = 0.68, truth.mla_decode_efficiency = 0.92;
+  truth.mla_overhead_s = {12e-6, 13e-6};
+  std::vector<KernelSample> samples;
+  for (bool mla : {false, true})
+    for (double b : {1.0, 8.0, 64.0})
+      for (double seq : {1.0, 256.0, 2048.0, 8192.0})
+        for (double heads : {16.0, 64.0, 128.0}) {
+          KernelSample s;
+          s.kind = SampleKind::kAttentionPrefill, s.source = "synthetic", s.timing = SampleTiming::kKernel;
+          s.mla = mla, s.batch = b, s.seq = seq, s.tokens = b * seq, s.heads = heads, s.kv_heads = heads / 8;
+          s.op = mla ? "mla prefill" : "prefill";
+          s.time_s = predict_sample(h100, truth, s);
+          if (b * seq <= 65536) samples.push_back(s);
+          KernelSample d = s;
+          d.kind = SampleKind::kAttentionDecode, d.seq = 0, d.context = seq + 1, d.batch = b * 4, d.tokens = b * 4;
+          d.op = mla ? "mla decode" : "decode";
+          d.time_s = predict_sample(h100, truth, d);
+          samples.push_back(d);
+        }
+  KernelCalibrationOptions o;
+  o.held_out_shapes = 0, o.library_behaviours = true;
+  o.fit.samples = 24, o.fit.local_fits = 8;
+  const KernelCalibration c = calibrate_kernels(h100, samples, o);
+  const KernelParams& f = c.fitted;
+  CHECK(f.attention_efficiency == approx(0.55).epsilon(0.02));
+  CHECK(f.attention_decode_efficiency == approx(0.75).epsilon(0.02));
+  CHECK(f.mla_prefill_efficiency == approx(0.68).epsilon(0.02));
+  CHECK(f.mla_decode_efficiency == approx(0.92).epsilon(0.02));
+  CHECK(f.mla_overhead_s[0] == approx(12e-6).epsilon(0.1));
+  CHECK(f.mla_overhead_s[1] == approx(13e-6).epsilon(0.1));
+  CHECK(c.prefill_fit_error < 0.01);  // GQA's: MLA's samples are not in its stage
+  for (const auto& s : samples) CHECK(predict_sample(h100, f, s) == approx(s.time_s).epsilon(0.02));
+}
+
 TEST_CASE("attention fit: the L2 rate the GEMMs leave open is fitted on the prefill attention measured beside them") {
   // GEMMs too small for L2 to bound them say nothing of its rate; long prefills are bound by it
   // (every K/V tile re-read from L2 per query tile). Fitted apart, the GEMM fit would leave the
