@@ -1,6 +1,7 @@
 #include "models/calibration/kernel_calibration.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -306,14 +307,32 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
     const std::vector<KernelSample> mla = of_kind(c.fit_set, kind, true);
     if (mla.empty()) continue;
     const bool prefill = kind == SampleKind::kAttentionPrefill;
-    const std::vector<std::string> names =
-        prefill ? std::vector<std::string>{"mla_prefill_efficiency", "mla_overhead.prefill"}
-                : std::vector<std::string>{"mla_decode_efficiency", "mla_overhead.decode"};
+    std::vector<std::string> names = prefill ? std::vector<std::string>{"mla_prefill_efficiency", "mla_overhead.prefill"}
+                                             : std::vector<std::string>{"mla_decode_efficiency", "mla_overhead.decode"};
+    // With the CTA model (fitted on GQA's decode), MLA decode's CTAs get their own rate.
+    if (!prefill && p.decode_cta_bandwidth[0] > 0) names.emplace_back("mla_decode_cta_bandwidth");
     require(prefill ? "MLA prefill calls" : "MLA decode calls", mla.size(), names.size());
-    if (prefill) start(p.mla_prefill_efficiency, p.attention_efficiency), start(p.mla_overhead_s[0], 10e-6);
-    else start(p.mla_decode_efficiency, p.attention_decode_efficiency > 0 ? p.attention_decode_efficiency : p.hbm_efficiency),
-         start(p.mla_overhead_s[1], 10e-6);
-    p = fit_kernel_params(p, names, spread_subset(mla, o.max_fit_gemms, o.split_seed), tile, o.fit).params;
+    const std::vector<KernelSample> subset = spread_subset(mla, o.max_fit_gemms, o.split_seed);
+    if (prefill) {
+      start(p.mla_prefill_efficiency, p.attention_efficiency), start(p.mla_overhead_s[0], 10e-6);
+      p = fit_kernel_params(p, names, subset, tile, o.fit).params;
+    } else {
+      start(p.mla_decode_efficiency, p.attention_decode_efficiency > 0 ? p.attention_decode_efficiency : p.hbm_efficiency);
+      start(p.mla_overhead_s[1], 10e-6), start(p.mla_decode_cta_bandwidth, p.decode_cta_bandwidth[0]);
+      // Split-KV or one CTA per sequence: a library's behaviour, the one that fits (as the GQA
+      // group limit is chosen).
+      KernelParams best;
+      double best_error = std::numeric_limits<double>::infinity();
+      for (double single : {0.0, 1.0}) {
+        KernelParams q = p;
+        q.mla_decode_single_cta = single;
+        q = fit_kernel_params(q, names, subset, tile, o.fit).params;
+        const double e = mean_abs_error(q, subset, tile);
+        if (e < best_error) best_error = e, best = q;
+      }
+      p = best;
+      if (p.mla_decode_single_cta > 0) names.emplace_back("mla_decode_single_cta");
+    }
     c.fitted_names.insert(c.fitted_names.end(), names.begin(), names.end());
   }
   // MoE layers, on top of everything else: the token-permute kernels' bandwidth (the op's grouped

@@ -231,7 +231,10 @@ KernelCost mla_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype
   KernelParams q = p;
   if (p.mla_decode_efficiency > 0) q.attention_decode_efficiency = p.mla_decode_efficiency;
   if (p.mla_overhead_s[1] > 0) q.attention_overhead_s[1] = q.attention_overhead_s[2] = p.mla_overhead_s[1];
-  return attention_decode(gpu, q, dtype, s);
+  if (p.mla_decode_cta_bandwidth > 0) q.decode_cta_bandwidth = {p.mla_decode_cta_bandwidth, p.mla_decode_cta_bandwidth};
+  DecodeShape one = s;
+  if (p.mla_decode_single_cta > 0) one.split_kv = false;
+  return attention_decode(gpu, q, dtype, one);
 }
 
 int decode_kv_splits(const hw::GpuSpec& gpu, const DecodeShape& s) {
@@ -250,7 +253,7 @@ DecodeLaunch decode_launch(const hw::GpuSpec& gpu, const KernelParams& p, const 
   l.grouped = s.shared_kv || p.decode_group_limit <= 0 || heads / kv_heads <= p.decode_group_limit;
   DecodeShape units = s;
   units.kv_heads = l.grouped ? kv_heads : heads;
-  l.splits = decode_kv_splits(gpu, units);
+  l.splits = s.split_kv ? decode_kv_splits(gpu, units) : 1;
   l.ctas = batch * units.kv_heads * l.splits;
   return l;
 }

@@ -78,6 +78,9 @@ struct DecodeShape {
   // kv_lora_rank + rotary dims (512 + 64), K = the whole row, V = its first 512. Such a kernel
   // serves all the heads of a sequence together (never one CTA per head).
   bool shared_kv = false;
+  // false: no split-KV, one CTA walks each sequence's whole cache (TensorRT-LLM's MLA decode on
+  // A100 and L40S: kernels-aic, one sequence, 125 / 84 us per 1024 cached tokens whatever the heads).
+  bool split_kv = true;
 };
 KernelCost attention_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const DecodeShape& s);
 

@@ -186,6 +186,12 @@ struct KernelParams {
   double mla_prefill_efficiency = 0;           // the context FMHA's fraction of the matrix peak
   double mla_decode_efficiency = 0;            // the latent stream's fraction of HBM bandwidth
   std::array<double, 2> mla_overhead_s{0, 0};  // the op's fixed cost: prefill, decode
+  // MLA decode's CTAs: their rate through the cache (0: decode_cta_bandwidth's), and whether one
+  // CTA walks each sequence's whole cache with no split-KV (1; 0: split as GQA's kernels do).
+  // kernels-aic, one sequence, any heads from 1 to 64: A100 125 us per 1024 cached tokens
+  // (~9 GB/s for the CTA), L40S 84 us; H100 splits (14-24 us up to 8192 tokens).
+  double mla_decode_cta_bandwidth = 0;
+  double mla_decode_single_cta = 0;
   // Memory-bound kernels (norms, activations, adds): fraction of the HBM bandwidth they reach,
   // and their launch cost (usually below a GEMM's: no prologue). Implementations differ by op
   // (a fused vectorised add streams at ~90% of HBM, a row-wise norm with a block reduction at

@@ -296,6 +296,29 @@ TEST_CASE("attention fit: recovers the kernels' efficiencies and fixed costs fro
     CHECK(std::find(c.fitted_names.begin(), c.fitted_names.end(), n) != c.fitted_names.end());
 }
 
+TEST_CASE("MLA decode without split-KV: one CTA walks each sequence's cache at MLA's CTA rate (A100, L40S)") {
+  const hw::GpuSpec a100 = catalog_gpu("A100-SXM4-80GB");
+  KernelParams p = KernelParams::defaults_for(a100);
+  p.decode_cta_overhead_s = {3e-6, 3e-6}, p.decode_cta_bandwidth = {40e9, 40e9};
+  p.mla_decode_cta_bandwidth = 9e9, p.mla_decode_single_cta = 1;
+  const DecodeShape d = mla_decode_shape(1, 8192, 16);
+  // The launch: one sequence, one CTA, whatever the heads.
+  DecodeShape one = d;
+  one.split_kv = false;
+  const DecodeLaunch l = decode_launch(a100, p, one);
+  CHECK(l.splits == 1);
+  CHECK(l.ctas == 1);
+  // Its time: the op's fixed cost, the CTA's own, then 8192 tokens x 576 x 2 bytes at 9 GB/s
+  // (1.05 ms, far above what HBM or the MMAs need for 9.4 MB).
+  const double expected = p.launch_overhead_s + p.attention_overhead_s[1] + 3e-6 + 8192 * 576 * 2.0 / 9e9;
+  CHECK(mla_decode(a100, p, DType::kBf16, d).time_s == approx(expected).epsilon(1e-9));
+  // Twice the heads: the same time (the latent is read once for all of them).
+  CHECK(mla_decode(a100, p, DType::kBf16, mla_decode_shape(1, 8192, 32)).time_s == approx(expected).epsilon(1e-9));
+  // With split-KV (Hopper's kernels) the same sequence spreads over many CTAs and takes far less.
+  p.mla_decode_single_cta = 0;
+  CHECK(mla_decode(a100, p, DType::kBf16, d).time_s < 0.2 * expected);
+}
+
 TEST_CASE("MLA fit: its kernels' efficiency and the op's fixed cost recovered apart from GQA attention's") {
   const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
   KernelParams truth = KernelParams::defaults_for(h100);  // GQA's as the test above recovers them
