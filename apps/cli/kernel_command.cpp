@@ -193,7 +193,7 @@ Answer run_op(const hw::GpuSpec& g, const models::KernelParams& p, DType t, cons
     need(o.context, "--context", op);
     const models::DecodeShape s = models::mla_decode_shape(o.batch, o.context, o.heads, o.mla);
     Answer a{models::mla_decode(g, p, t, s)};
-    const models::DecodeLaunch launch = models::decode_launch(g, p, s);
+    const models::DecodeLaunch launch = models::mla_decode_launch(g, p, s);
     a.detail = {{"kv_splits", launch.splits}, {"ctas", launch.ctas}, {"latent_row", s.head_dim}};
     return a;
   }

@@ -15,6 +15,7 @@ namespace {
 // columns are optional here, with the manifest's values.
 const std::vector<std::string> kPrefillColumns = {"batch_size", "isl", "num_heads", "num_key_value_heads", "latency"};
 const std::vector<std::string> kDecodeColumns = {"batch_size", "num_heads", "num_key_value_heads", "step", "latency"};
+
 DType dtype_of(const CsvRows& r, const char* column) {
   if (!r.has_column(column)) return DType::kBf16;
   const std::string& name = r.text(column);
@@ -23,6 +24,17 @@ DType dtype_of(const CsvRows& r, const char* column) {
   if (name == "fp8") return DType::kFp8;
   throw ConfigError("unknown " + std::string(column) + " \"" + name + "\"", {r.path(), r.line(), column},
                     "known: bfloat16, float16, fp8");
+}
+
+// What every attention row (GQA's and MLA's) has: the call, its sequences and query heads.
+KernelSample attention_row(const CsvRows& rows, bool prefill, const std::string& source) {
+  KernelSample s;
+  s.kind = prefill ? SampleKind::kAttentionPrefill : SampleKind::kAttentionDecode;
+  s.source = source, s.line = rows.line(), s.timing = SampleTiming::kKernel;
+  s.clocks = SampleClocks::kBurst;
+  s.batch = rows.positive_count("batch_size");
+  s.heads = rows.positive_count("num_heads");
+  return s;
 }
 
 // DeepSeek's multi-head latent attention (context_mla_perf, generation_mla_perf): query heads on
@@ -42,13 +54,8 @@ std::vector<KernelSample> read_mla(const std::string& path) {
   const std::string source = std::filesystem::absolute(path).parent_path().filename().string();
   std::vector<KernelSample> out;
   while (rows.next()) {
-    KernelSample s;
-    s.kind = prefill ? SampleKind::kAttentionPrefill : SampleKind::kAttentionDecode;
+    KernelSample s = attention_row(rows, prefill, source);
     s.mla = true;
-    s.source = source, s.line = rows.line(), s.timing = SampleTiming::kKernel;
-    s.clocks = SampleClocks::kBurst;
-    s.batch = rows.positive_count("batch_size");
-    s.heads = rows.positive_count("num_heads");
     s.tp = static_cast<int>(rows.positive_count("tp_size"));
     s.cache_dtype = dtype_of(rows, "kv_cache_dtype");
     const std::string d = s.cache_dtype == DType::kFp8 ? "fp8" : "bf16";
@@ -81,12 +88,7 @@ std::vector<KernelSample> read_aic_attention_table(const std::string& path) {
   const std::string source = std::filesystem::absolute(path).parent_path().filename().string();
   std::vector<KernelSample> out;
   while (rows.next()) {
-    KernelSample s;
-    s.kind = prefill ? SampleKind::kAttentionPrefill : SampleKind::kAttentionDecode;
-    s.source = source, s.line = rows.line(), s.timing = SampleTiming::kKernel;
-    s.clocks = SampleClocks::kBurst;
-    s.batch = rows.positive_count("batch_size");
-    s.heads = rows.positive_count("num_heads");
+    KernelSample s = attention_row(rows, prefill, source);
     s.kv_heads = rows.positive_count("num_key_value_heads");
     if (s.kv_heads > s.heads)
       throw ConfigError("more key/value heads than query heads", {path, rows.line(), "num_key_value_heads"},

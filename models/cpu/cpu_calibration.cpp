@@ -88,12 +88,18 @@ struct GroupFit {
   double cost = 0;
 };
 
-GroupFit fit_stream_group(const CpuParams& p, const std::vector<StreamSample>& samples, bool all) {
+// The samples of one thread group: one thread, or all of them.
+std::vector<const StreamSample*> group_samples(const CpuParams& p, const std::vector<StreamSample>& samples, bool all) {
   std::vector<const StreamSample*> use;
   for (const auto& s : samples) {
     if ((s.threads == 1) != !all || (all && s.threads != p.all_threads)) continue;
     use.push_back(&s);
   }
+  return use;
+}
+
+GroupFit fit_stream_group(const CpuParams& p, const std::vector<StreamSample>& samples, bool all) {
+  const std::vector<const StreamSample*> use = group_samples(p, samples, all);
   const auto n = static_cast<Eigen::Index>(use.size());
   MatrixXd a = MatrixXd::Zero(n + 8, 9);
   VectorXd b = VectorXd::Ones(n + 8);
@@ -148,11 +154,7 @@ double fit_stream(CpuParams& p, const std::vector<StreamSample>& samples, bool a
 // Read-only bandwidth by level for one thread group, the capacities and overheads already fitted
 // on STREAM: unknowns [1/read-only bandwidth by level (4)], pulled towards the group's `read`.
 void fit_read_only_group(CpuParams& p, const std::vector<StreamSample>& samples, bool all) {
-  std::vector<const StreamSample*> use;
-  for (const auto& s : samples) {
-    if ((s.threads == 1) != !all || (all && s.threads != p.all_threads)) continue;
-    use.push_back(&s);
-  }
+  const std::vector<const StreamSample*> use = group_samples(p, samples, all);
   if (use.empty()) return;  // read_only stays 0: `read` is used
   const auto n = static_cast<Eigen::Index>(use.size());
   const int threads = all ? p.all_threads : 1;

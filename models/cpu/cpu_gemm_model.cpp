@@ -85,9 +85,9 @@ CpuGemmTerms cpu_gemm_terms(const hw::CpuSpec& cpu, const CpuParams& p, const Cp
     const double cold = s.b_from_dram ? cpu_read_only_transfer_time(p, b, no_cache, t.threads) : 0;
     t.traffic_s = cold + cpu_read_only_transfer_time(p, a + warm_b, a + b + c, t.threads) +
                   cpu_transfer_time(p, 0, c, a + b + c, t.threads);
-  } else {
-    const double cold = s.b_from_dram ? cpu_transfer_time(p, b, 0, no_cache, t.threads) : 0;  // read A, B and packed B; write packed B and C. The packed panel is sized by the BLAS
+  } else {  // read A, B and packed B; write packed B and C. The packed panel is sized by the BLAS
             // to stay in cache, so the working set that decides the level is A, B and C.
+    const double cold = s.b_from_dram ? cpu_transfer_time(p, b, 0, no_cache, t.threads) : 0;
     t.traffic_s = cold + cpu_transfer_time(p, a + b + warm_b, b + c, a + b + c, t.threads);
   }
   return t;

@@ -38,38 +38,43 @@ LevelBandwidth level_bandwidth(const CpuParams& p, CpuLevel level, int threads) 
   return {between(&LevelBandwidth::read), between(&LevelBandwidth::write), between(&LevelBandwidth::read_only)};
 }
 
-double cpu_transfer_time(const CpuParams& p, double read_bytes, double write_bytes, double working_set_bytes,
-                         int threads) {
+namespace {
+
+// Seconds over the levels that serve a working set: each level's share of it times what
+// `seconds` (of that level's bandwidth at `threads` threads) gives for the whole of it.
+template <class Seconds>
+double over_levels(const CpuParams& p, double working_set_bytes, int threads, Seconds seconds) {
   const std::array<double, 4> f = level_fractions(p, working_set_bytes, threads);
   double s = 0;
   for (CpuLevel l : kCpuLevels) {
     const double share = f[static_cast<std::size_t>(l)];
-    if (share <= 0) continue;
-    const LevelBandwidth b = level_bandwidth(p, l, threads);
-    s += share * (read_bytes / b.read + write_bytes / b.write);
+    if (share > 0) s += share * seconds(level_bandwidth(p, l, threads));
   }
   return s;
+}
+
+// A call's fixed cost: the loop on one thread, and the fork and join on several.
+double call_overhead(const CpuParams& p, int threads) { return p.loop_overhead_s + (threads > 1 ? p.fork_join_s : 0.0); }
+
+}  // namespace
+
+double cpu_transfer_time(const CpuParams& p, double read_bytes, double write_bytes, double working_set_bytes,
+                         int threads) {
+  return over_levels(p, working_set_bytes, threads,
+                     [&](const LevelBandwidth& b) { return read_bytes / b.read + write_bytes / b.write; });
 }
 
 double cpu_stream_time(const CpuParams& p, double read_bytes, double write_bytes, double working_set_bytes,
                        int threads) {
-  return p.loop_overhead_s + (threads > 1 ? p.fork_join_s : 0.0) +
-         cpu_transfer_time(p, read_bytes, write_bytes, working_set_bytes, threads);
+  return call_overhead(p, threads) + cpu_transfer_time(p, read_bytes, write_bytes, working_set_bytes, threads);
 }
 
 double cpu_read_only_transfer_time(const CpuParams& p, double read_bytes, double working_set_bytes, int threads) {
-  const std::array<double, 4> f = level_fractions(p, working_set_bytes, threads);
-  double s = 0;
-  for (CpuLevel l : kCpuLevels) {
-    const double share = f[static_cast<std::size_t>(l)];
-    if (share > 0) s += share * read_bytes / level_bandwidth(p, l, threads).read_only;
-  }
-  return s;
+  return over_levels(p, working_set_bytes, threads, [&](const LevelBandwidth& b) { return read_bytes / b.read_only; });
 }
 
 double cpu_read_only_stream_time(const CpuParams& p, double read_bytes, double working_set_bytes, int threads) {
-  return p.loop_overhead_s + (threads > 1 ? p.fork_join_s : 0.0) +
-         cpu_read_only_transfer_time(p, read_bytes, working_set_bytes, threads);
+  return call_overhead(p, threads) + cpu_read_only_transfer_time(p, read_bytes, working_set_bytes, threads);
 }
 
 double cpu_access_latency(const CpuParams& p, double working_set_bytes) {

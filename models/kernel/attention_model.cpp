@@ -227,14 +227,22 @@ KernelCost mla_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DType dtyp
   return attention_prefill(gpu, q, dtype, s);
 }
 
+// MLA decode's shape as its kernel runs it: one CTA per sequence where the parameters say so.
+static DecodeShape mla_decode_as_run(const KernelParams& p, DecodeShape s) {
+  if (p.mla_decode_single_cta > 0) s.split_kv = false;
+  return s;
+}
+
 KernelCost mla_decode(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const DecodeShape& s) {
   KernelParams q = p;
   if (p.mla_decode_efficiency > 0) q.attention_decode_efficiency = p.mla_decode_efficiency;
   if (p.mla_overhead_s[1] > 0) q.attention_overhead_s[1] = q.attention_overhead_s[2] = p.mla_overhead_s[1];
   if (p.mla_decode_cta_bandwidth > 0) q.decode_cta_bandwidth = {p.mla_decode_cta_bandwidth, p.mla_decode_cta_bandwidth};
-  DecodeShape one = s;
-  if (p.mla_decode_single_cta > 0) one.split_kv = false;
-  return attention_decode(gpu, q, dtype, one);
+  return attention_decode(gpu, q, dtype, mla_decode_as_run(p, s));
+}
+
+DecodeLaunch mla_decode_launch(const hw::GpuSpec& gpu, const KernelParams& p, const DecodeShape& s) {
+  return decode_launch(gpu, p, mla_decode_as_run(p, s));
 }
 
 int decode_kv_splits(const hw::GpuSpec& gpu, const DecodeShape& s) {

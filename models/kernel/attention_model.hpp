@@ -53,5 +53,7 @@ struct DecodeLaunch {
   double ctas = 0;
 };
 DecodeLaunch decode_launch(const hw::GpuSpec& gpu, const KernelParams& p, const DecodeShape& s);
+// The launch of MLA's decode (mla_decode), its split-KV as the parameters say.
+DecodeLaunch mla_decode_launch(const hw::GpuSpec& gpu, const KernelParams& p, const DecodeShape& s);
 
 }  // namespace exasim::models
