@@ -34,6 +34,71 @@ Dims per_gpu_dims(const ModelSpec& m, int tp) {
   return x;
 }
 
+models::MlaDims mla_dims(const MlaSpec& a) {
+  return {static_cast<double>(a.qk_nope_head_dim), static_cast<double>(a.qk_rope_head_dim),
+          static_cast<double>(a.v_head_dim), static_cast<double>(a.kv_lora_rank)};
+}
+
+// Multi-head latent attention's projections over `tokens` tokens that prefill and decode share
+// (vLLM's DeepseekV2MLAAttention, TensorRT-LLM's MLA module): the Q and KV down-projections,
+// replicated on every TP rank and fused into one GEMM when Q has a latent, the RMSNorms of both
+// latents, Q's up-projection and the output projection split by heads, and the rotary part of Q
+// and of the one shared rotary key. K's and V's up-projection depends on the phase
+// (mla_attention_time).
+double mla_projection_time(const CostModelInputs& in, const MlaSpec& a, double tokens) {
+  const hw::GpuSpec& g = in.gpu;
+  const models::KernelParams& p = in.kernel;
+  const DType w = in.precision;
+  const Dims x = per_gpu_dims(in.model, in.parallelism.tp);
+  const models::MlaDims m = mla_dims(a);
+  const double q_lora = static_cast<double>(a.q_lora_rank), qk = m.nope + m.rope;
+  using models::MemoryOp;
+  double t = 0;
+  if (q_lora > 0) {
+    t += models::gemm_time(g, p, w, tokens, q_lora + m.kv_lora + m.rope, x.h).time_s;
+    t += models::memory_op(g, p, MemoryOp::kRmsNorm, kAct, tokens, q_lora).time_s;
+    t += models::gemm_time(g, p, w, tokens, x.heads * qk, q_lora).time_s;
+  } else {  // DeepSeek-V2-Lite: a full-rank Q projection split by heads
+    t += models::gemm_time(g, p, w, tokens, x.heads * qk, x.h).time_s;
+    t += models::gemm_time(g, p, w, tokens, m.kv_lora + m.rope, x.h).time_s;
+  }
+  t += models::memory_op(g, p, MemoryOp::kRmsNorm, kAct, tokens, m.kv_lora).time_s;
+  t += models::memory_op(g, p, MemoryOp::kRope, kAct, tokens, (x.heads + 1) * m.rope).time_s;
+  t += models::gemm_time(g, p, w, tokens, x.h, x.heads * m.v).time_s;  // output
+  return t;
+}
+
+// One MLA layer's attention as the engines run it (TensorRT-LLM, vLLM, SGLang). Prefill
+// un-absorbed: the cached and new latents up-projected to per-head K (nope) and V, then MHA with
+// Q, K of nope + rope and V of v (mla_prefill). Decode absorbed: each head's Q (nope part) taken
+// into the latent space by K's up-projection (a GEMM batched over the heads), every head over the
+// one cached latent row per token (mla_decode: the cache read once, whatever the heads), and the
+// latent output taken back to V's head dimension. Speculative verification: the k + 1 query
+// tokens of a sequence are further query rows over the same cache (FlashMLA's seqlen_q x heads).
+double mla_attention_time(const CostModelInputs& in, const MlaSpec& a, const BatchShape& b, double window,
+                          double decode_context) {
+  const hw::GpuSpec& g = in.gpu;
+  const models::KernelParams& p = in.kernel;
+  const double heads = per_gpu_dims(in.model, in.parallelism.tp).heads;
+  const models::MlaDims m = mla_dims(a);
+  double t = 0;
+  for (const PrefillChunk& c : b.prefills) {
+    const double kv = c.context + c.tokens;
+    t += models::gemm_time(g, p, in.precision, kv, heads * (m.nope + m.v), m.kv_lora).time_s;
+    models::AttentionShape s = models::mla_prefill_shape(1, c.tokens, heads, m);
+    s.seq_kv = kv, s.window = window;
+    t += models::mla_prefill(g, p, kAct, s).time_s;
+  }
+  if (b.decodes > 0) {
+    const double q = in.speculative ? in.speculative->tokens + 1.0 : 1.0;
+    const double rows = b.decodes * q;
+    t += models::gemm_time(g, p, kAct, rows, m.kv_lora, m.nope, heads).time_s;  // Q_nope W_UK per head
+    t += models::mla_decode(g, p, in.kv_dtype, models::mla_decode_shape(b.decodes, decode_context, heads * q, m)).time_s;
+    t += models::gemm_time(g, p, kAct, rows, m.v, m.kv_lora, heads).time_s;  // latent output W_UV per head
+  }
+  return t;
+}
+
 }  // namespace
 
 double BatchShape::tokens() const {
@@ -68,10 +133,14 @@ double IterationCostModel::layer_linear_time(double tokens, bool moe_layer) cons
   // Serving engines fuse the residual add into the norm (vLLM fused_add_rms_norm): one kernel
   // reads x and the residual and writes both the new residual and the normed activations.
   t += 2 * models::streaming_kernel(g, p, 4 * T * x.h * kActBytes + x.h * kActBytes, 5 * T * x.h).time_s;
-  t += models::gemm_time(g, p, w, T, (x.heads + 2 * x.kv_heads) * x.d, x.h).time_s;  // QKV
-  if (m.position == PositionKind::kRope)
-    t += models::memory_op(g, p, MemoryOp::kRope, kAct, T, (x.heads + x.kv_heads) * x.d).time_s;
-  t += models::gemm_time(g, p, w, T, x.h, x.heads * x.d).time_s;  // attention output
+  if (m.mla) {
+    t += mla_projection_time(in_, *m.mla, T);
+  } else {
+    t += models::gemm_time(g, p, w, T, (x.heads + 2 * x.kv_heads) * x.d, x.h).time_s;  // QKV
+    if (m.position == PositionKind::kRope)
+      t += models::memory_op(g, p, MemoryOp::kRope, kAct, T, (x.heads + x.kv_heads) * x.d).time_s;
+    t += models::gemm_time(g, p, w, T, x.h, x.heads * x.d).time_s;  // attention output
+  }
   const MemoryOp act = m.gated_mlp ? MemoryOp::kSiluMul : MemoryOp::kGelu;
   const double up = m.gated_mlp ? 2 : 1;
   if (!moe_layer) {
@@ -186,6 +255,11 @@ double IterationCostModel::layer_attention_time(const BatchShape& b, double wind
   const ModelSpec& m = in_.model;
   const Dims x = per_gpu_dims(m, in_.parallelism.tp);
   const hw::GpuSpec& g = in_.gpu;
+  const auto decode_context = [&] {
+    const double sum = window > 0 && b.decode_window_context >= 0 ? b.decode_window_context : b.decode_context;
+    return window > 0 ? std::min(sum / b.decodes, window) : sum / b.decodes;
+  };
+  if (m.mla) return mla_attention_time(in_, *m.mla, b, window, b.decodes > 0 ? decode_context() : 0);
   double t = 0;
   for (const PrefillChunk& c : b.prefills) {
     models::AttentionShape s{1, c.tokens, c.context + c.tokens, x.heads, x.kv_heads, x.d, true};
@@ -193,8 +267,7 @@ double IterationCostModel::layer_attention_time(const BatchShape& b, double wind
     t += models::attention_prefill(g, in_.kernel, kAct, s).time_s;
   }
   if (b.decodes > 0) {
-    const double sum = window > 0 && b.decode_window_context >= 0 ? b.decode_window_context : b.decode_context;
-    const double context = window > 0 ? std::min(sum / b.decodes, window) : sum / b.decodes;
+    const double context = decode_context();
     if (in_.speculative) {  // verification: k+1 query tokens per sequence over its context
       const double q = in_.speculative->tokens + 1;
       models::AttentionShape s{b.decodes, q, std::max(q, context), x.heads, x.kv_heads, x.d, true};

@@ -4,8 +4,11 @@
 // batch's tokens: per layer the QKV, output and MLP GEMMs over all tokens, FlashAttention over
 // each prefill chunk, paged decode attention over each decoding sequence's context, norms and
 // activations, two TP all-reduces (collective model), MoE experts and all-to-alls; then the LM
-// head over the sequences that sample. Pipeline stages run one after the other for one batch;
-// a fixed host (CPU) time per iteration is added, which the GPU does not overlap.
+// head over the sequences that sample. Multi-head latent attention (DeepSeek-V2/V3, Kimi K2)
+// runs as the engines run it: latent projections, un-absorbed prefill, absorbed decode over the
+// one cached latent row per token (the MLA kernels, whatever decode_attention says). Pipeline
+// stages run one after the other for one batch; a fixed host (CPU) time per iteration is added,
+// which the GPU does not overlap.
 #include <cstdint>
 #include <memory>
 #include <vector>
