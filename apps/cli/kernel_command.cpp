@@ -283,7 +283,7 @@ void add_kernel_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--op", o->op,
                   "gemm | moe | attention_prefill | attention_backward | attention_decode | mla_prefill | mla_decode | "
                   "elementwise | residual_add | silu_mul | gelu | rmsnorm | layernorm | softmax | rope | embedding | adam");
-  cmd->add_option("--dtype", o->dtype, "fp32 | tf32 | fp16 | bf16 | fp8 | fp4 | int8 (KV cache dtype for decode)");
+  cmd->add_option("--dtype", o->dtype, "fp32 | tf32 | fp16 | bf16 | fp8 | fp4 | int8 (KV cache dtype for decode and MLA)");
   cmd->add_option("--recipe", o->recipe,
                   "gemm, moe: the op as a kernel table names it, input cast included (bfloat16, float16, fp8, fp8_static, "
                   "fp8_block, nvfp4, sq, int8_wo, int4_wo), or per_tensor | static | per_group | block_scaled | "

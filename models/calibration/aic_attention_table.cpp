@@ -59,15 +59,12 @@ std::vector<KernelSample> read_mla(const std::string& path) {
     s.tp = static_cast<int>(rows.positive_count("tp_size"));
     s.cache_dtype = dtype_of(rows, "kv_cache_dtype");
     const std::string d = s.cache_dtype == DType::kFp8 ? "fp8" : "bf16";
+    s.dtype = s.cache_dtype;  // prefill: its FMHA's dtype follows (mla_prefill_runs_fp8); decode streams it
     if (prefill) {
-      // Unlike GQA's, MLA's context FMHA stays in bf16 under an fp8 cache: the fp8 rows are
-      // slower, not faster (kernels-aic H100, 128 heads, 4096 tokens: 1.26 ms bf16, 1.44 ms fp8).
-      s.dtype = DType::kBf16;
       s.seq = rows.positive_count("isl");
       s.op = "mla prefill kv " + d;
       s.tokens = s.batch * s.seq;
     } else {
-      s.dtype = s.cache_dtype;  // the decode kernel streams the cache in its dtype
       s.context = rows.count("step") + 1;  // the step's own token is in the cache it reads
       s.op = "mla decode kv " + d;
       s.tokens = s.batch;

@@ -310,10 +310,17 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
                                              : std::vector<std::string>{"mla_decode_efficiency", "mla_overhead.decode"};
     // With the CTA model (fitted on GQA's decode), MLA decode's CTAs get their own rate.
     if (!prefill && p.decode_cta_bandwidth[0] > 0) names.emplace_back("mla_decode_cta_bandwidth");
+    // Where an fp8 cache runs the context FMHA in fp8, its own efficiency.
+    const bool fp8_prefill = prefill && std::any_of(mla.begin(), mla.end(), [&](const KernelSample& s) {
+                               return mla_prefill_runs_fp8(gpu, s.dtype);
+                             });
+    if (fp8_prefill) names.emplace_back("mla_prefill_efficiency_fp8");
     require(prefill ? "MLA prefill calls" : "MLA decode calls", mla.size(), names.size());
     const std::vector<KernelSample> subset = spread_subset(mla, o.max_fit_gemms, o.split_seed);
     if (prefill) {
       start(p.mla_prefill_efficiency, p.attention_efficiency), start(p.mla_overhead_s[0], 10e-6);
+      if (fp8_prefill)
+        start(p.mla_prefill_efficiency_fp8, p.attention_efficiency_fp8 > 0 ? p.attention_efficiency_fp8 : p.mla_prefill_efficiency);
       p = fit_kernel_params(p, names, subset, tile, o.fit).params;
     } else {
       start(p.mla_decode_efficiency, p.attention_decode_efficiency > 0 ? p.attention_decode_efficiency : p.hbm_efficiency);

@@ -117,9 +117,16 @@ double band_pairs(double n, double w) {
   return w * (w + 1) / 2 + (n - w) * w;
 }
 
-AttentionTiles flash_forward_tiles(double head_dim) {
+// Hopper's and Blackwell's attention kernels are built on warpgroup-wide MMAs (FA3, TensorRT-LLM's
+// sm90 / sm100 FMHA, cuDNN), with their own tiles and fp8 paths.
+static bool warpgroup_mma_kernels(const hw::GpuSpec& gpu) {
+  return gpu.architecture == "hopper" || gpu.architecture == "blackwell";
+}
+
+AttentionTiles flash_forward_tiles(const hw::GpuSpec& gpu, double head_dim) {
   if (head_dim <= 64) return {128, 128};
   if (head_dim <= 128) return {128, 64};
+  if (warpgroup_mma_kernels(gpu) && head_dim <= 256) return {128, 64};
   return {64, 64};
 }
 
@@ -142,7 +149,7 @@ static KernelCost cpu_attention(const hw::GpuSpec& gpu, const KernelParams& p, D
 KernelCost attention_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const AttentionShape& s) {
   if (gpu.host_cpu) return cpu_attention(gpu, p, dtype, s, false);
   const Resolved r = resolve(s);
-  const AttentionTiles t = flash_forward_tiles(std::max(r.hd, r.vd));
+  const AttentionTiles t = flash_forward_tiles(gpu, std::max(r.hd, r.vd));
   const Walk w = forward_walk(r, t);
   const double e = dtype_bytes(dtype), sms = gpu.sm_count;
   const double dims = r.hd + r.vd;  // K and V row lengths; a tile's QK^T and PV
@@ -220,11 +227,24 @@ DecodeShape mla_decode_shape(double batch, double context, double heads, const M
   return d;
 }
 
-KernelCost mla_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, const AttentionShape& s) {
+bool mla_prefill_runs_fp8(const hw::GpuSpec& gpu, DType cache) {
+  return dtype_bytes(cache) == 1 && warpgroup_mma_kernels(gpu);
+}
+
+KernelCost mla_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DType cache, const AttentionShape& s) {
   KernelParams q = p;
-  if (p.mla_prefill_efficiency > 0) q.attention_efficiency = q.attention_efficiency_fp8 = p.mla_prefill_efficiency;
+  if (p.mla_prefill_efficiency > 0) q.attention_efficiency = p.mla_prefill_efficiency;
+  if (p.mla_prefill_efficiency_fp8 > 0) q.attention_efficiency_fp8 = p.mla_prefill_efficiency_fp8;
   if (p.mla_overhead_s[0] > 0) q.attention_overhead_s[0] = p.mla_overhead_s[0];
-  return attention_prefill(gpu, q, dtype, s);
+  if (!mla_prefill_runs_fp8(gpu, cache)) return attention_prefill(gpu, q, DType::kBf16, s);
+  // Q, K and V to fp8 first, one element each read in 16 bit and written in 8.
+  const Resolved r = resolve(s);
+  const double elements = r.batch * r.heads * (r.seq_q * r.hd + r.seq_kv * (r.hd + r.vd));
+  const KernelCost quantize = streaming_kernel(gpu, p, elements * (2 + dtype_bytes(cache)), elements);
+  KernelCost c = attention_prefill(gpu, q, cache, s);
+  c.time_s += quantize.time_s;
+  c.bytes += quantize.bytes;
+  return c;
 }
 
 // MLA decode's shape as its kernel runs it: one CTA per sequence where the parameters say so.

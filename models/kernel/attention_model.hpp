@@ -38,7 +38,13 @@ struct AttentionTiles {
   double rows = 128;  // Br: query rows per CTA (forward) or per step (backward: 64)
   double cols = 64;   // Bc: keys per step (forward) or per CTA (backward: 128)
 };
-AttentionTiles flash_forward_tiles(double head_dim);
+// The forward's tiles on `gpu`. Hopper's and Blackwell's kernels (FA3, TensorRT-LLM's, cuDNN's:
+// warpgroup MMAs, the accumulator spread over two or three warpgroups) keep 128 query rows up to
+// head_dim 256. kernels-aic, one head of one sequence, causal: throughput doubles with the prompt
+// up to 16384 tokens at head_dim 192 and 256 on H100 (132 SMs: at most 128 CTAs of 128 rows) and
+// in MLA prefill (Q/K 192, V 128) on H100, H200, B200, GB200; on A100 and L40S it stops at 8192
+// (64 rows).
+AttentionTiles flash_forward_tiles(const hw::GpuSpec& gpu, double head_dim);
 AttentionTiles flash_backward_tiles(double head_dim);
 
 // KV-cache splits FlashDecoding would use for this shape on this GPU.

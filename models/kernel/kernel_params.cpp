@@ -155,6 +155,7 @@ std::vector<NamedParam> named_params(KernelParams& p) {
       {"decode_group_limit", &p.decode_group_limit, "", ParamKind::kCount},
       {"attention_decode_efficiency", &p.attention_decode_efficiency, "fraction", ParamKind::kFraction},
       {"mla_prefill_efficiency", &p.mla_prefill_efficiency, "fraction", ParamKind::kFraction},
+      {"mla_prefill_efficiency_fp8", &p.mla_prefill_efficiency_fp8, "fraction", ParamKind::kFraction},
       {"mla_decode_efficiency", &p.mla_decode_efficiency, "fraction", ParamKind::kFraction},
       {"mla_overhead.prefill", &p.mla_overhead_s[0], "s", ParamKind::kTime},
       {"mla_overhead.decode", &p.mla_overhead_s[1], "s", ParamKind::kTime},

@@ -184,6 +184,7 @@ struct KernelParams {
   // append): kernels-aic H100, 2 cached tokens, any batch up to 32: 13-15 us, where its GQA decode
   // op takes 8.5 us.
   double mla_prefill_efficiency = 0;           // the context FMHA's fraction of the matrix peak
+  double mla_prefill_efficiency_fp8 = 0;       // the same in fp8 (mla_prefill_runs_fp8); 0: attention_efficiency_fp8
   double mla_decode_efficiency = 0;            // the latent stream's fraction of HBM bandwidth
   std::array<double, 2> mla_overhead_s{0, 0};  // the op's fixed cost: prefill, decode
   // MLA decode's CTAs: their rate through the cache (0: decode_cta_bandwidth's), and whether one

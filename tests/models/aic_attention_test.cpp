@@ -109,7 +109,7 @@ TEST_CASE("AIConfigurator attention tables: a malformed row is refused with its 
   CHECK_THROWS_AS(read_aic_attention_table(kData + "/bad/absent.csv"), IoError);
 }
 
-TEST_CASE("AIConfigurator MLA tables: DeepSeek's latent attention, prefill in bf16 whatever the cache, decode over step + 1 tokens") {
+TEST_CASE("AIConfigurator MLA tables: DeepSeek's latent attention in the cache's dtype, decode over step + 1 tokens") {
   const std::string context = kData + "/h100_sxm/context_mla_perf.csv";
   const std::string generation = kData + "/h100_sxm/generation_mla_perf.csv";
   REQUIRE(is_aic_attention_table(context));
@@ -126,9 +126,10 @@ TEST_CASE("AIConfigurator MLA tables: DeepSeek's latent attention, prefill in bf
   CHECK(p[2].tp == 1);
   CHECK(p[2].op == "mla prefill kv bf16");
   CHECK(p[2].time_s == approx(1.2629066308339436e-3).epsilon(1e-12));
-  // An fp8 cache: the FMHA still in bf16 (the fp8 row is the slower one).
+  // An fp8 cache: the row is read as the fp8 op (on H100, quantize + fp8 FMHA: the slower one
+  // at this size).
   CHECK(p[3].cache_dtype == DType::kFp8);
-  CHECK(p[3].dtype == DType::kBf16);
+  CHECK(p[3].dtype == DType::kFp8);
   CHECK(p[3].op == "mla prefill kv fp8");
   CHECK(p[3].time_s > p[2].time_s);
   const std::vector<KernelSample> d = read_aic_attention_table(generation);
@@ -187,6 +188,25 @@ TEST_CASE("MLA kernels by hand: decode streams one shared latent row per token, 
   CHECK(a.value_dim == 128);
   const double pairs = 4096.0 * 4097 / 2;
   CHECK(attention_prefill(h100, p, DType::kBf16, a).flops == approx(2.0 * 128 * (192 + 128) * pairs));
+  // Under an fp8 cache, H100 quantizes Q (192), K (192) and V (128) of every head and token
+  // (2 bytes read, 1 written) and runs the FMHA in fp8; A100 keeps its bf16 FMHA.
+  const KernelCost fp8 = mla_prefill(h100, p, DType::kFp8, a);
+  const double elements = 128 * 4096 * (192 + 192 + 128.0);
+  CHECK(fp8.bytes - attention_prefill(h100, p, DType::kFp8, a).bytes == approx(3 * elements));
+  CHECK(fp8.time_s == approx(attention_prefill(h100, p, DType::kFp8, a).time_s +
+                             streaming_kernel(h100, p, 3 * elements, elements).time_s).epsilon(1e-12));
+  const hw::GpuSpec a100 = catalog_gpu("A100-SXM4-80GB");
+  const KernelParams pa = KernelParams::defaults_for(a100);
+  CHECK(mla_prefill(a100, pa, DType::kFp8, a).time_s == mla_prefill(a100, pa, DType::kBf16, a).time_s);
+  // One head of one prompt: H100's kernel keeps 128 query rows at head_dim 192, so 16384 tokens
+  // are 128 CTAs on its 132 SMs and the time only doubles from 8192 (kernels-aic bf16: 1.99x);
+  // A100's 64 rows need 256 CTAs on 108 SMs at 16384 (measured 2.9x).
+  const auto doubling = [](const hw::GpuSpec& g, const KernelParams& q) {
+    return mla_prefill(g, q, DType::kBf16, mla_prefill_shape(1, 16384, 1)).time_s /
+           mla_prefill(g, q, DType::kBf16, mla_prefill_shape(1, 8192, 1)).time_s;
+  };
+  CHECK(doubling(h100, p) == approx(1.99).epsilon(0.1));
+  CHECK(doubling(a100, pa) > 2.4);
   // A value dimension equal to the head dimension is the plain kernel.
   AttentionShape square{2, 1024, 0, 32, 8, 128};
   AttentionShape same = square;
@@ -328,7 +348,7 @@ TEST_CASE("MLA fit: its kernels' efficiency and the op's fixed cost recovered ap
   truth.attention_decode_efficiency = 0.75, truth.decode_cta_overhead_s = {4e-6, 4e-6};
   truth.decode_head_cta_overhead_s = 1.2e-6, truth.decode_cta_bandwidth = {60e9, 60e9};
   truth.decode_group_limit = 32;
-  truth.mla_prefill_efficiency = 0.68, truth.mla_decode_efficiency = 0.92;
+  truth.mla_prefill_efficiency = 0.68, truth.mla_prefill_efficiency_fp8 = 0.41, truth.mla_decode_efficiency = 0.92;
   truth.mla_overhead_s = {12e-6, 13e-6};
   std::vector<KernelSample> samples;
   for (bool mla : {false, true})
@@ -341,6 +361,12 @@ TEST_CASE("MLA fit: its kernels' efficiency and the op's fixed cost recovered ap
           s.op = mla ? "mla prefill" : "prefill";
           s.time_s = predict_sample(h100, truth, s);
           if (b * seq <= 65536) samples.push_back(s);
+          if (mla && b * seq <= 65536) {  // under an fp8 cache: quantized, its FMHA in fp8
+            KernelSample q = s;
+            q.dtype = q.cache_dtype = DType::kFp8, q.op = "mla prefill kv fp8";
+            q.time_s = predict_sample(h100, truth, q);
+            samples.push_back(q);
+          }
           KernelSample d = s;
           d.kind = SampleKind::kAttentionDecode, d.seq = 0, d.context = seq + 1, d.batch = b * 4, d.tokens = b * 4;
           d.op = mla ? "mla decode" : "decode";
@@ -355,6 +381,7 @@ TEST_CASE("MLA fit: its kernels' efficiency and the op's fixed cost recovered ap
   CHECK(f.attention_efficiency == approx(0.55).epsilon(0.02));
   CHECK(f.attention_decode_efficiency == approx(0.75).epsilon(0.02));
   CHECK(f.mla_prefill_efficiency == approx(0.68).epsilon(0.02));
+  CHECK(f.mla_prefill_efficiency_fp8 == approx(0.41).epsilon(0.02));
   CHECK(f.mla_decode_efficiency == approx(0.92).epsilon(0.02));
   CHECK(f.mla_overhead_s[0] == approx(12e-6).epsilon(0.1));
   CHECK(f.mla_overhead_s[1] == approx(13e-6).epsilon(0.1));

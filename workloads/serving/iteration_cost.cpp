@@ -87,7 +87,7 @@ double mla_attention_time(const CostModelInputs& in, const MlaSpec& a, const Bat
     t += models::gemm_time(g, p, in.precision, kv, heads * (m.nope + m.v), m.kv_lora).time_s;
     models::AttentionShape s = models::mla_prefill_shape(1, c.tokens, heads, m);
     s.seq_kv = kv, s.window = window;
-    t += models::mla_prefill(g, p, kAct, s).time_s;
+    t += models::mla_prefill(g, p, in.kv_dtype, s).time_s;
   }
   if (b.decodes > 0) {
     const double q = in.speculative ? in.speculative->tokens + 1.0 : 1.0;
