@@ -29,7 +29,7 @@ void apply_measured_matmul(GpuSpec& g, const Node& n) { apply_rates(g.measured_m
 
 int positive_int(const Node& n) { return n.as_positive_count(); }
 
-const std::array<config::Field<GpuSpec>, 26> kFields = {{
+const std::array<config::Field<GpuSpec>, 27> kFields = {{
     {"vendor", [](GpuSpec& g, const Node& n) { g.vendor = n.as_choice({"nvidia", "amd"}); }},
     {"architecture", [](GpuSpec& g, const Node& n) { g.architecture = n.as_string(); }},
     {"sm_count", [](GpuSpec& g, const Node& n) { g.sm_count = n.as_positive_count(); }},
@@ -53,6 +53,7 @@ const std::array<config::Field<GpuSpec>, 26> kFields = {{
     {"smem_bandwidth_per_sm", [](GpuSpec& g, const Node& n) { g.smem_bandwidth_per_sm = n.as_positive_quantity(Dimension::kBandwidth); }, false},
     {"l2_bandwidth", [](GpuSpec& g, const Node& n) { g.l2_bandwidth = n.as_positive_quantity(Dimension::kBandwidth); }, false},
     {"hbm_latency", [](GpuSpec& g, const Node& n) { g.hbm_latency_s = n.as_positive_quantity(Dimension::kTime); }, false},
+    {"special_functions_per_clock", [](GpuSpec& g, const Node& n) { g.special_functions_per_clock = static_cast<double>(n.as_positive_int()); }, false},
     {"measured_matmul", apply_measured_matmul, false},
     {"name", [](GpuSpec& g, const Node& n) { g.name = n.as_string(); }, false},
     {"description", [](GpuSpec&, const Node& n) { (void)n.as_string(); }, false},

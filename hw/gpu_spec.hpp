@@ -40,6 +40,7 @@ struct GpuSpec {
   double smem_bandwidth_per_sm = 0; // B/s, shared memory (LDS) of one SM
   double l2_bandwidth = 0;          // B/s, all SMs together reading from L2
   double hbm_latency_s = 0;         // load-to-use latency of an L2 miss to HBM
+  double special_functions_per_clock = 0;  // exp2, log2, rsqrt, sin, cos results per clock of one SM
   // Measured maximum achievable matmul FLOP/s per dtype (measured_matmul; 0 = not measured): the
   // rate the best large GEMM reaches on this GPU, which the kernel models scale from
   // (models/kernel/kernel_params.cpp); GPUs without one take their family's.
@@ -70,6 +71,13 @@ struct GpuSpec {
   double smem_bandwidth() const { return smem_bandwidth_per_sm > 0 ? smem_bandwidth_per_sm : 128 * boost_clock_hz; }
   double l2_read_bandwidth() const { return l2_bandwidth > 0 ? l2_bandwidth : 2 * hbm_bandwidth; }
   double hbm_latency() const { return hbm_latency_s > 0 ? hbm_latency_s : 500e-9; }
+  // Special-function (SFU, MUFU) results per second of one SM at the boost clock. Fallback: 16 a
+  // clock, every NVIDIA compute capability from 5.0 to 10.0 (CUDA C++ Programming Guide,
+  // arithmetic instruction throughput: 32-bit exp2, log2, reciprocal, sin, cos), and CDNA's
+  // transcendentals at a quarter of its 64 lanes.
+  double special_function_rate_per_sm() const {
+    return (special_functions_per_clock > 0 ? special_functions_per_clock : 16) * boost_clock_hz;
+  }
 };
 
 // Builds a GpuSpec from a catalog entry followed by override layers (see config/fields.hpp).

@@ -123,6 +123,10 @@ static bool warpgroup_mma_kernels(const hw::GpuSpec& gpu) {
   return gpu.architecture == "hopper" || gpu.architecture == "blackwell";
 }
 
+double softmax_time_per_pair(const hw::GpuSpec& gpu) {
+  return warpgroup_mma_kernels(gpu) ? 1 / gpu.special_function_rate_per_sm() : 0;
+}
+
 AttentionTiles flash_forward_tiles(const hw::GpuSpec& gpu, double head_dim) {
   if (head_dim <= 64) return {128, 128};
   if (head_dim <= 128) return {128, 64};
@@ -153,7 +157,8 @@ KernelCost attention_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DTyp
   const Walk w = forward_walk(r, t);
   const double e = dtype_bytes(dtype), sms = gpu.sm_count;
   const double dims = r.hd + r.vd;  // K and V row lengths; a tile's QK^T and PV
-  const double tile_time = 2 * t.rows * t.cols * dims / (matrix_rate_per_sm(gpu, dtype) * p.attention_efficiency_for(dtype));
+  const double tile_time = 2 * t.rows * t.cols * dims / (matrix_rate_per_sm(gpu, dtype) * p.attention_efficiency_for(dtype)) +
+                           t.rows * t.cols * softmax_time_per_pair(gpu);
   const double groups = r.batch * r.heads;
   const double t_matrix = std::max(groups * w.total / sms, w.longest) * tile_time;
   const double l2_bytes = groups * w.total * t.cols * dims * e;

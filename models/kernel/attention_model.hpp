@@ -45,6 +45,16 @@ struct AttentionTiles {
 // in MLA prefill (Q/K 192, V 128) on H100, H200, B200, GB200; on A100 and L40S it stops at 8192
 // (64 rows).
 AttentionTiles flash_forward_tiles(const hw::GpuSpec& gpu, double head_dim);
+
+// The forward's softmax on one SM, per (query, key) pair of a tile: one exponential on the
+// special-function units, which Hopper's and Blackwell's kernels do not hide behind their MMAs
+// (their matrix units outrun the SFUs: FlashAttention-3's paper, H100, 989 TFLOP/s of bf16 MMA,
+// 3.9 T exponentials a second). kernels-aic, the best bf16 prefill of 2048+ tokens: H100 456 /
+// 564 TFLOP/s at head_dim 64 / 128, B200 760 / 1109, both 4 d / R + x a pair with x = 0.215 /
+// 0.212 ps for the GPU, its exponentials at 16 a clock an SM giving 0.239 / 0.215 ps. On Ampere
+// and Ada, 0: their tables show no such term (A100's has head_dim 128 only; L40S's runs 165 / 156
+// / 170 TFLOP/s at 64 / 128 / 256, its MMAs slow enough to hide it).
+double softmax_time_per_pair(const hw::GpuSpec& gpu);
 AttentionTiles flash_backward_tiles(double head_dim);
 
 // KV-cache splits FlashDecoding would use for this shape on this GPU.

@@ -1,5 +1,9 @@
 #include "models/kernel/kernel_params.hpp"
 
+#include <algorithm>
+
+#include "models/kernel/attention_model.hpp"
+
 namespace exasim::models {
 
 namespace {
@@ -48,16 +52,30 @@ double mamf(const hw::GpuSpec& gpu) {
   return measured > 0 && peak > 0 ? measured / peak : family_mamf(gpu.architecture);
 }
 
+// The forward's MMA efficiency that gives `rate`, a fraction of the dense bf16 peak, at head_dim
+// 128 once the softmax's exponentials are added (softmax_time_per_pair; 0: `rate` itself).
+double forward_mma_efficiency(const hw::GpuSpec& gpu, double rate) {
+  const double per_sm = gpu.matrix_flops_per_sm(DType::kBf16), softmax = softmax_time_per_pair(gpu);
+  if (per_sm <= 0 || softmax <= 0) return rate;
+  const double pair = 4 * 128 / (per_sm * rate);  // one SM's time per (query, key) pair at `rate`
+  return pair > softmax ? std::min(1.0, 4 * 128 / (per_sm * (pair - softmax))) : 1.0;
+}
+
 // FlashAttention's main loop, forward and backward, as a fraction of the dense 16-bit peak, per
 // family. Ampere: FlashAttention-2 (Dao, 2023), A100, head dim 128: forward up to 73%, backward
 // ~63%. Hopper: those fractions are out of reach of FlashAttention-2 there (~35%); FlashAttention-3
 // (Shah et al., 2024, arXiv:2407.08608, H100 SXM5, bf16, head dim 128, causal, 8k-16k tokens)
 // reaches ~640-660 TFLOP/s forward (0.65 of 989) and about half the peak backward, cuDNN's fused
-// attention about the same (approximate, read off the paper's figures). Others: A100's fractions.
-void set_attention_efficiency(KernelParams& p, const std::string& arch) {
-  if (arch == "hopper") {
-    p.attention_efficiency = 0.65;
+// attention about the same (approximate, read off the paper's figures). Blackwell: B200's best
+// bf16 prefill at head_dim 128 in kernels-aic (TensorRT-LLM), 1109 of 2250 TFLOP/s (0.493); its
+// backward A100's fraction (nothing measured). The forward's rates are end to end: on Hopper
+// and Blackwell their MMA share follows from the softmax's (0.93, 0.92 of the peak).
+void set_attention_efficiency(KernelParams& p, const hw::GpuSpec& gpu) {
+  if (gpu.architecture == "hopper") {
+    p.attention_efficiency = forward_mma_efficiency(gpu, 0.65);
     p.attention_backward_efficiency = 0.50;
+  } else if (gpu.architecture == "blackwell") {
+    p.attention_efficiency = forward_mma_efficiency(gpu, 0.493);
   }
 }
 
@@ -76,7 +94,7 @@ double mamf_fp8_ratio(const hw::GpuSpec& gpu) {
 
 KernelParams KernelParams::microbenchmark_defaults(const hw::GpuSpec& gpu) {
   KernelParams p = common_defaults();
-  set_attention_efficiency(p, gpu.architecture);
+  set_attention_efficiency(p, gpu);
   p.matrix_efficiency = mamf(gpu);
   p.matrix_efficiency_fp8 = p.matrix_efficiency * mamf_fp8_ratio(gpu);
   p.source = "microbenchmark defaults (" + gpu.architecture + "): MAMF " + std::to_string(p.matrix_efficiency).substr(0, 5) +
@@ -92,7 +110,7 @@ KernelParams KernelParams::defaults_for(const hw::GpuSpec& gpu) {
   // families scale the matrix efficiency by their MAMF relative to A100's; the memory hierarchy
   // and overhead figures are carried over as measured on A100.
   KernelParams p = common_defaults();
-  set_attention_efficiency(p, gpu.architecture);
+  set_attention_efficiency(p, gpu);
   p.matrix_efficiency = 0.8308 * mamf(gpu) / family_mamf("ampere");
   p.matrix_efficiency_fp8 = p.matrix_efficiency * mamf_fp8_ratio(gpu);
   p.hbm_efficiency = 0.7556;

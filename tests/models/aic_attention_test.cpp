@@ -413,17 +413,19 @@ TEST_CASE("attention fit: the L2 rate the GEMMs leave open is fitted on the pref
         }
   const std::size_t gemms = samples.size();
   std::size_t l2_bound = 0;
+  // Two head dimensions: a tile's L2 bytes and MMAs grow with it, its exponentials do not.
   for (double b : {1.0, 2.0, 4.0})
     for (double seq : {512.0, 2048.0, 4096.0, 8192.0})
-      for (double heads : {16.0, 32.0, 64.0}) {
-        KernelSample s;
-        s.kind = SampleKind::kAttentionPrefill, s.source = "synthetic", s.timing = SampleTiming::kKernel;
-        s.batch = b, s.seq = seq, s.tokens = b * seq, s.heads = heads, s.kv_heads = heads / 8, s.head_dim = 128;
-        s.dtype = s.cache_dtype = DType::kBf16, s.op = "prefill bf16";
-        s.time_s = predict_sample(h100, truth, s);
-        if (predict_sample(h100, fast_l2, s) < 0.9 * s.time_s) ++l2_bound;
-        samples.push_back(s);
-      }
+      for (double heads : {16.0, 32.0, 64.0})
+        for (double head_dim : {64.0, 128.0}) {
+          KernelSample s;
+          s.kind = SampleKind::kAttentionPrefill, s.source = "synthetic", s.timing = SampleTiming::kKernel;
+          s.batch = b, s.seq = seq, s.tokens = b * seq, s.heads = heads, s.kv_heads = heads / 8, s.head_dim = head_dim;
+          s.dtype = s.cache_dtype = DType::kBf16, s.op = "prefill bf16";
+          s.time_s = predict_sample(h100, truth, s);
+          if (predict_sample(h100, fast_l2, s) < 0.9 * s.time_s) ++l2_bound;
+          samples.push_back(s);
+        }
   REQUIRE(gemms >= 40);     // L2-blind GEMMs to fit
   REQUIRE(l2_bound >= 10);  // prefills that the L2 rate bounds
   KernelCalibrationOptions o;
