@@ -57,6 +57,27 @@ TEST_CASE("serving MLA: the decode reads one latent row per token whatever the h
   CHECK(tp8 < 1.6 * latent_bytes / s.cluster.gpu.hbm_bandwidth);
 }
 
+TEST_CASE("serving MLA: speculative verification's query tokens read the latent cache once") {
+  // 3 draft tokens: 4 query rows a sequence over the same cache, priced as 4 x 16 heads of one
+  // kernel. At 16k tokens the cache read dominates: far below 4 separate decode steps.
+  const auto s = deepseek();
+  sv::CostModelInputs in = cost_model(s, s.model, 8).inputs();
+  sv::SpeculativeConfig spec;
+  spec.draft = s.model, spec.tokens = 3;
+  in.speculative = &spec;
+  const sv::IterationCostModel verify(in);
+  const double one = cost_model(s, s.model, 8).attention_time(decodes(64, 16384));
+  const double four = verify.attention_time(decodes(64, 16384));
+  CHECK(four > one);
+  CHECK(four < 1.5 * one);
+  const models::MlaDims m{128, 64, 128, 512};
+  const hw::GpuSpec& g = in.gpu;
+  const double by_hand = models::gemm_time(g, in.kernel, DType::kBf16, 256, 512, 128, 16).time_s +
+                         models::mla_decode(g, in.kernel, DType::kBf16, models::mla_decode_shape(64, 16384, 64, m)).time_s +
+                         models::gemm_time(g, in.kernel, DType::kBf16, 256, 128, 512, 16).time_s;
+  CHECK(four == exasim::testing::approx(61 * by_hand));
+}
+
 TEST_CASE("serving MLA: a layer's attention by hand from the MLA kernels") {
   const auto s = deepseek();
   const sv::IterationCostModel c = cost_model(s, s.model, 8);
