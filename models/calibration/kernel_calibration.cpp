@@ -194,7 +194,8 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
   const std::vector<KernelSample> all_gemms = of_kind(c.fit_set, SampleKind::kGemm);
   const std::vector<KernelSample> gemms = spread_subset(all_gemms, o.max_fit_gemms, o.split_seed);
   // Prefill attention: the main loop's efficiency and the framework op's fixed costs.
-  std::vector<std::string> prefill_names = {"attention_efficiency", "attention_overhead.prefill", "attention_cta_overhead"};
+  std::vector<std::string> prefill_names = {"attention_efficiency", "attention_overhead.prefill", "attention_cta_overhead",
+                                            "attention_cta_bandwidth"};
   const std::vector<KernelSample> all_prefills = of_kind(c.fit_set, SampleKind::kAttentionPrefill);
   const std::vector<KernelSample> prefills = spread_subset(all_prefills, o.max_fit_gemms, o.split_seed);
   KernelParams p = c.family;
@@ -204,7 +205,7 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
       if (p.attention_efficiency_fp8 <= 0) p.attention_efficiency_fp8 = p.attention_efficiency;
     }
     require("prefill attention calls", all_prefills.size(), prefill_names.size());
-    start(p.attention_overhead_s[0], 5e-6), start(p.attention_cta_overhead_s, 2e-6);
+    start(p.attention_overhead_s[0], 5e-6), start(p.attention_cta_overhead_s, 2e-6), start(p.attention_cta_bandwidth, 50e9);
   }
   if (!gemms.empty()) {
     std::vector<std::string> names = gemm_parameters_for(gemms);

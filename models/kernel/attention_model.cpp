@@ -168,8 +168,15 @@ KernelCost attention_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DTyp
   const double t_hbm = (q_o + kv) / (gpu.hbm_bandwidth * p.hbm_efficiency);
   const double fixed = p.launch_overhead_s + p.attention_overhead_s[0];
   if (p.attention_cta_overhead_s > 0) {  // each CTA's own fixed work, packed on the SMs with its tiles
+    // With a CTA rate: its Q rows and first K/V tile in and its O rows out, at that rate (the
+    // later K/V tiles stream behind the MMAs, through L2).
+    const double bw = p.attention_cta_bandwidth;
+    const double first_tile = std::min(t.cols, r.seq_kv) * dims * e;
+    const double group_io = bw > 0 ? (r.seq_q * dims * e + w.ctas * first_tile) / bw : 0;
+    const double cta_io = bw > 0 ? (std::min(t.rows, r.seq_q) * dims * e + first_tile) / bw : 0;
     const double cta = p.attention_cta_overhead_s;
-    const double t_ctas = std::max((groups * w.total * tile_time + groups * w.ctas * cta) / sms, w.longest * tile_time + cta);
+    const double t_ctas = std::max((groups * w.total * tile_time + groups * (w.ctas * cta + group_io)) / sms,
+                                   w.longest * tile_time + cta + cta_io);
     return finish(p, fixed, t_ctas, t_l2, t_hbm, useful_flops(r), q_o + kv);
   }
   const double waves = std::ceil(groups * w.ctas / sms);

@@ -165,6 +165,7 @@ std::vector<NamedParam> named_params(KernelParams& p) {
       {"attention_overhead.decode", &p.attention_overhead_s[1], "s", ParamKind::kTime},
       {"attention_overhead.decode_fp8", &p.attention_overhead_s[2], "s", ParamKind::kTime},
       {"attention_cta_overhead", &p.attention_cta_overhead_s, "s", ParamKind::kTime},
+      {"attention_cta_bandwidth", &p.attention_cta_bandwidth, "B/s", ParamKind::kBandwidth},
       {"decode_cta_overhead.bf16", &p.decode_cta_overhead_s[0], "s", ParamKind::kTime},
       {"decode_cta_overhead.fp8", &p.decode_cta_overhead_s[1], "s", ParamKind::kTime},
       {"decode_head_cta_overhead", &p.decode_head_cta_overhead_s, "s", ParamKind::kTime},

@@ -148,6 +148,9 @@ struct KernelParams {
   // as for GEMMs. kernels-aic H100 bf16 head_dim 128: 128 sequences of 128 tokens, 32 heads
   // (4096 CTAs of 2 tiles) take 335 us, ~8 us per CTA where the tiles' MMAs take ~2 us.
   double attention_cta_overhead_s = 0;
+  // One forward CTA's rate for its prologue and epilogue bytes (Q rows and first K/V tile in, O
+  // rows out; 0: none).
+  double attention_cta_bandwidth = 0;
   // Decode attention as one CTA per (sequence, KV head, KV split) of a grouped kernel (all query
   // heads of a GQA group in one CTA: TensorRT-LLM's XQA, FlashInfer, FlashDecoding), or per
   // (sequence, query head, split) of a per-head kernel (TensorRT-LLM's MMHA, which serves MHA

@@ -260,7 +260,7 @@ TEST_CASE("attention fit: recovers the kernels' efficiencies and fixed costs fro
   truth.smem_operand_mma = truth.stream_k = truth.narrow_output_16bit = 1;
   truth.attention_efficiency = 0.55, truth.attention_efficiency_fp8 = 0.42;
   truth.attention_overhead_s = {9e-6, 7e-6, 4e-6};
-  truth.attention_cta_overhead_s = 4e-6;
+  truth.attention_cta_overhead_s = 4e-6, truth.attention_cta_bandwidth = 25e9;
   truth.attention_decode_efficiency = 0.85, truth.decode_cta_overhead_s = {4e-6, 1.5e-6};
   truth.decode_head_cta_overhead_s = 1.2e-6, truth.decode_cta_bandwidth = {60e9, 25e9};
   truth.decode_group_limit = 32;
@@ -302,6 +302,7 @@ TEST_CASE("attention fit: recovers the kernels' efficiencies and fixed costs fro
   CHECK(f.attention_efficiency == approx(0.55).epsilon(0.02));
   CHECK(f.attention_efficiency_fp8 == approx(0.42).epsilon(0.02));
   CHECK(f.attention_cta_overhead_s == approx(4e-6).epsilon(0.05));
+  CHECK(f.attention_cta_bandwidth == approx(25e9).epsilon(0.1));
   CHECK(f.attention_overhead_s[0] == approx(9e-6).epsilon(0.1));
   CHECK(f.attention_decode_efficiency == approx(0.85).epsilon(0.02));
   CHECK(f.attention_overhead_s[1] == approx(7e-6).epsilon(0.1));

@@ -170,6 +170,20 @@ TEST_CASE("attention: Hopper's and Blackwell's softmax, an exponential per pair 
   }
 }
 
+TEST_CASE("attention: a forward CTA's own bytes at its rate, packed on the SMs with its tiles") {
+  // 256 sequences of 16 tokens, 32 heads of 128 (hd + vd = 256): one CTA each of 16 Q rows and
+  // a first K/V tile of 16 keys, (16 + 16) x 256 x 2 B = 16 KiB at 20 GB/s = 0.82 us; 8192 CTAs
+  // on 132 SMs, at burst clocks.
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  KernelParams p = KernelParams::defaults_for(h100);
+  p.sustained_clock_fraction = 1, p.attention_cta_overhead_s = 3e-6;
+  const AttentionShape s{256, 16, 0, 32, 8, 128, true};
+  const double without = attention_prefill(h100, p, DType::kBf16, s).time_s;
+  p.attention_cta_bandwidth = 20e9;
+  const double with = attention_prefill(h100, p, DType::kBf16, s).time_s;
+  CHECK(with - without == exasim::testing::approx(8192 * (32 * 256 * 2.0) / 20e9 / 132).epsilon(1e-9));
+}
+
 TEST_CASE("attention: a sliding window counts min(position + 1, window) keys per query and skips the blocks outside it") {
   const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
   const KernelParams p = calibrated_params(h100);
