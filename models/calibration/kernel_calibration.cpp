@@ -316,12 +316,17 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
                                return mla_prefill_runs_fp8(gpu, s.dtype);
                              });
     if (fp8_prefill) names.emplace_back("mla_prefill_efficiency_fp8");
+    // With GQA's CTA model fitted, the MLA context kernel's CTAs get their own cost and rate.
+    const bool cta_model = prefill && p.attention_cta_overhead_s > 0 && p.attention_cta_bandwidth > 0;
+    if (cta_model) names.insert(names.end(), {"mla_prefill_cta_overhead", "mla_prefill_cta_bandwidth"});
     require(prefill ? "MLA prefill calls" : "MLA decode calls", mla.size(), names.size());
     const std::vector<KernelSample> subset = spread_subset(mla, o.max_fit_gemms, o.split_seed);
     if (prefill) {
       start(p.mla_prefill_efficiency, p.attention_efficiency), start(p.mla_overhead_s[0], 10e-6);
       if (fp8_prefill)
         start(p.mla_prefill_efficiency_fp8, p.attention_efficiency_fp8 > 0 ? p.attention_efficiency_fp8 : p.mla_prefill_efficiency);
+      if (cta_model)
+        start(p.mla_prefill_cta_overhead_s, p.attention_cta_overhead_s), start(p.mla_prefill_cta_bandwidth, p.attention_cta_bandwidth);
       p = fit_kernel_params(p, names, subset, tile, o.fit).params;
     } else {
       start(p.mla_decode_efficiency, p.attention_decode_efficiency > 0 ? p.attention_decode_efficiency : p.hbm_efficiency);

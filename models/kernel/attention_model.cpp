@@ -248,6 +248,8 @@ KernelCost mla_prefill(const hw::GpuSpec& gpu, const KernelParams& p, DType cach
   if (p.mla_prefill_efficiency > 0) q.attention_efficiency = p.mla_prefill_efficiency;
   if (p.mla_prefill_efficiency_fp8 > 0) q.attention_efficiency_fp8 = p.mla_prefill_efficiency_fp8;
   if (p.mla_overhead_s[0] > 0) q.attention_overhead_s[0] = p.mla_overhead_s[0];
+  if (p.mla_prefill_cta_overhead_s > 0) q.attention_cta_overhead_s = p.mla_prefill_cta_overhead_s;
+  if (p.mla_prefill_cta_bandwidth > 0) q.attention_cta_bandwidth = p.mla_prefill_cta_bandwidth;
   if (!mla_prefill_runs_fp8(gpu, cache)) return attention_prefill(gpu, q, DType::kBf16, s);
   // Q, K and V to fp8 first, one element each read in 16 bit and written in 8.
   const Resolved r = resolve(s);

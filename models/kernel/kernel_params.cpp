@@ -178,6 +178,8 @@ std::vector<NamedParam> named_params(KernelParams& p) {
       {"mla_decode_efficiency", &p.mla_decode_efficiency, "fraction", ParamKind::kFraction},
       {"mla_overhead.prefill", &p.mla_overhead_s[0], "s", ParamKind::kTime},
       {"mla_overhead.decode", &p.mla_overhead_s[1], "s", ParamKind::kTime},
+      {"mla_prefill_cta_overhead", &p.mla_prefill_cta_overhead_s, "s", ParamKind::kTime},
+      {"mla_prefill_cta_bandwidth", &p.mla_prefill_cta_bandwidth, "B/s", ParamKind::kBandwidth},
       {"mla_decode_cta_bandwidth", &p.mla_decode_cta_bandwidth, "B/s", ParamKind::kBandwidth},
       {"mla_decode_single_cta", &p.mla_decode_single_cta, "switch", ParamKind::kSwitch},
       {"memory_op_efficiency", &p.memory_op_efficiency, "fraction", ParamKind::kFraction},

@@ -190,6 +190,10 @@ struct KernelParams {
   double mla_prefill_efficiency_fp8 = 0;       // the same in fp8 (mla_prefill_runs_fp8); 0: attention_efficiency_fp8
   double mla_decode_efficiency = 0;            // the latent stream's fraction of HBM bandwidth
   std::array<double, 2> mla_overhead_s{0, 0};  // the op's fixed cost: prefill, decode
+  // The context FMHA's CTAs (0: attention_cta_overhead_s's, attention_cta_bandwidth's): its own
+  // kernel, with 192-wide Q and K rows and 128-wide V and O rows.
+  double mla_prefill_cta_overhead_s = 0;
+  double mla_prefill_cta_bandwidth = 0;
   // MLA decode's CTAs: their rate through the cache (0: decode_cta_bandwidth's), and whether one
   // CTA walks each sequence's whole cache with no split-KV (1; 0: split as GQA's kernels do).
   // kernels-aic, one sequence, any heads from 1 to 64: A100 125 us per 1024 cached tokens

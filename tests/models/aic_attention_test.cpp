@@ -351,6 +351,8 @@ TEST_CASE("MLA fit: its kernels' efficiency and the op's fixed cost recovered ap
   truth.decode_group_limit = 32;
   truth.mla_prefill_efficiency = 0.68, truth.mla_prefill_efficiency_fp8 = 0.41, truth.mla_decode_efficiency = 0.92;
   truth.mla_overhead_s = {12e-6, 13e-6};
+  truth.attention_cta_bandwidth = 25e9;  // with GQA's CTA rate, MLA's CTAs have their own cost and rate
+  truth.mla_prefill_cta_overhead_s = 6e-6, truth.mla_prefill_cta_bandwidth = 15e9;
   std::vector<KernelSample> samples;
   for (bool mla : {false, true})
     for (double b : {1.0, 8.0, 64.0})
@@ -383,6 +385,8 @@ TEST_CASE("MLA fit: its kernels' efficiency and the op's fixed cost recovered ap
   CHECK(f.attention_decode_efficiency == approx(0.75).epsilon(0.02));
   CHECK(f.mla_prefill_efficiency == approx(0.68).epsilon(0.02));
   CHECK(f.mla_prefill_efficiency_fp8 == approx(0.41).epsilon(0.02));
+  CHECK(f.mla_prefill_cta_overhead_s == approx(6e-6).epsilon(0.1));
+  CHECK(f.mla_prefill_cta_bandwidth == approx(15e9).epsilon(0.1));
   CHECK(f.mla_decode_efficiency == approx(0.92).epsilon(0.02));
   CHECK(f.mla_overhead_s[0] == approx(12e-6).epsilon(0.1));
   CHECK(f.mla_overhead_s[1] == approx(13e-6).epsilon(0.1));
