@@ -8,6 +8,7 @@
 #include "hw/catalog.hpp"
 #include "hw/error.hpp"
 #include "hw/units.hpp"
+#include "models/calibration/aic_deepep_table.hpp"
 #include "models/calibration/aic_nccl_table.hpp"
 #include "models/calibration/calibration_file.hpp"
 #include "sim/net/collective_calibration.hpp"
@@ -56,19 +57,68 @@ void print_errors(std::ostream& out, const std::string& title, const topologies:
   t.print(out);
 }
 
+// Fits each DeepEP phase present (models/calibration/expert_all_to_all_fit.hpp) into `fitted`,
+// prints its constants and its errors by token count, and returns the fit: lines it reports.
+std::vector<std::pair<std::string, std::string>> fit_expert_all_to_all(int device_sms,
+                                                                       const std::vector<models::ExpertAllToAllSample>& samples,
+                                                                       double held_out, models::CollectiveParams& fitted,
+                                                                       std::ostream& out) {
+  std::vector<std::pair<std::string, std::string>> lines;
+  if (samples.empty()) return lines;
+  if (device_sms <= 0)
+    throw ConfigError("the node's GPU states no SM count", {samples.front().source, 0, ""}, "give the GPU's sm_count");
+  out << "\nDeepEP dispatch and combine (" << samples.size() << " calls), 8 GPUs: constants and held-out error\n";
+  Table t({"phase", "floor", "per expert", "per token / SM", "per copy / SM", "row / SM", "copy / SM", "link", "fit set",
+           "held out", "<=128 tok", ">128 tok"});
+  for (std::size_t c = 1; c < 12; ++c) t.set_align_right(c);
+  for (const models::ExpertAllToAllSlot& slot : models::expert_all_to_all_slots()) {
+    std::vector<models::ExpertAllToAllSample> phase;
+    for (const auto& s : samples)
+      if (s.kernel == slot.kernel && s.phase == slot.phase) phase.push_back(s);
+    if (phase.empty()) continue;
+    const models::ExpertAllToAllFit f = models::fit_expert_all_to_all(phase, device_sms, held_out, 1);
+    fitted.expert_all_to_all.of(slot.kernel, slot.phase) = f.costs;
+    std::vector<models::ExpertAllToAllSample> small, large;
+    for (const auto& s : f.held_out) (s.exchange.tokens <= 128 ? small : large).push_back(s);
+    auto err = [&](const std::vector<models::ExpertAllToAllSample>& v) {
+      return v.empty() ? std::string("-") : fmt_percent(models::expert_all_to_all_error(v, device_sms, f.costs), 1);
+    };
+    auto time = [](double s) { return units::format(s, units::Dimension::kTime, 3); };
+    auto rate = [](double b) { return b > 0 ? units::format(b, units::Dimension::kBandwidth, 3) : std::string("-"); };
+    t.add_row({slot.name, time(f.costs.floor_s), time(f.costs.expert_s), time(f.costs.token_sm_s), time(f.costs.pair_sm_s),
+               rate(f.costs.token_sm_bandwidth), rate(f.costs.pair_sm_bandwidth), rate(f.costs.link_bandwidth),
+               err(f.fit_set), err(f.held_out), err(small), err(large)});
+    lines.emplace_back("held_out_error." + std::string(slot.name),
+                       "<=128 tokens " + err(small) + ", >128 tokens " + err(large) + ", all " + err(f.held_out) + " (" +
+                           std::to_string(f.held_out.size()) + " calls; fit set " + err(f.fit_set) + ", " +
+                           std::to_string(f.fit_set.size()) + ")");
+  }
+  t.print(out);
+  return lines;
+}
+
 }  // namespace
 
 int calibrate_collective_table(const Context& ctx, const CollectiveCalibrateRequest& r, std::ostream& out) {
   std::vector<models::CollectiveSample> samples;
+  std::vector<models::ExpertAllToAllSample> expert_samples;
   std::string names;  // the tables' file names
   for (const std::string& table : r.tables) {
     if (fs::absolute(table).parent_path() != fs::absolute(r.tables.front()).parent_path())
       throw ConfigError("tables of two nodes", {table, 0, ""}, "give one kernels-aic folder's tables per run");
+    names += (names.empty() ? "" : ", ") + fs::path(table).filename().string();
+    if (models::is_aic_deepep_table(table)) {
+      const auto read = models::read_aic_deepep_table(table);
+      expert_samples.insert(expert_samples.end(), read.begin(), read.end());
+      continue;
+    }
     const auto read = models::is_aic_custom_all_reduce_table(table) ? models::read_aic_custom_all_reduce_table(table)
                                                                     : models::read_aic_nccl_table(table);
     samples.insert(samples.end(), read.begin(), read.end());
-    names += (names.empty() ? "" : ", ") + fs::path(table).filename().string();
   }
+  if (samples.empty())
+    throw ConfigError("no NCCL table among the inputs", {r.tables.front(), 0, ""},
+                      "give the folder's nccl_perf.csv with its DeepEP tables (the file carries the node's NCCL fit)");
   const std::string& first = r.tables.front();
   const std::string folder = fs::absolute(first).parent_path().filename().string();
   const std::string node_name = r.node.empty() ? server_of_folder(folder) : r.node;
@@ -97,13 +147,16 @@ int calibrate_collective_table(const Context& ctx, const CollectiveCalibrateRequ
   params.print(out);
   print_errors(out, "fit set", src.cluster, src.collective, c.fitted, c.fit_set);
   print_errors(out, "held out", src.cluster, src.collective, c.fitted, c.held_out);
+  models::CollectiveParams fitted = c.fitted;
+  const auto expert_errors = fit_expert_all_to_all(src.cluster.gpu.sm_count, expert_samples, r.held_out_sizes, fitted, out);
 
   models::CalibrationHeader h;
   h.gpu = src.cluster.gpu.name;
   h.date = r.date;
   h.source = "AIConfigurator (ai-dynamo/aiconfigurator 095f58a, shared/data/kernels-aic/" + folder + "/: " + names +
              "): nccl-tests on one " + node_name + ", calls back to back (GPU time per call, host launch hidden)" +
-             (names.find("custom") != std::string::npos ? "; TensorRT-LLM's own all-reduce (bfloat16)" : "");
+             (names.find("custom") != std::string::npos ? "; TensorRT-LLM's own all-reduce (bfloat16)" : "") +
+             (expert_samples.empty() ? "" : "; DeepEP's intranode dispatch and combine on 8 GPUs of one node");
   h.fit.emplace_back("node", node_name);
   h.fit.emplace_back("samples", std::to_string(c.fit_set.size()) + " fitted, " + std::to_string(c.held_out.size()) + " held out");
   h.fit.emplace_back("held_out", "whole message sizes, fraction " + fmt_fixed(r.held_out_sizes, 2) + ", seed 1");
@@ -115,13 +168,17 @@ int calibrate_collective_table(const Context& ctx, const CollectiveCalibrateRequ
               (e.count[k] ? fmt_percent(e.mean_abs_error[k], 1) : "-");
     h.fit.emplace_back("held_out_error." + e.group, text);
   }
+  if (!expert_samples.empty())
+    h.fit.emplace_back("held_out_deepep", "whole (hidden, topk, experts) shapes, fraction " + fmt_fixed(r.held_out_sizes, 2) +
+                                              ", seed 1; 8 GPUs, fp8 dispatch, bf16 combine");
+  for (const auto& [key, text] : expert_errors) h.fit.emplace_back(key, text);
   const std::string path = r.output.empty()
                                ? (fs::path(ctx.configs_dir) / "calibration" / (node_name + "-aic-nccl.yaml")).string()
                                : r.output;
   models::write_calibration_file(path, h,
                                  "Collective parameters of one node fitted by `exasim calibrate` "
                                  "(sim/net/collective_calibration.hpp).",
-                                 models::collective_calibration_yaml(c.fitted, c.fitted_names));
+                                 models::collective_calibration_yaml(fitted, c.fitted_names));
   out << "\nwrote " << fs::absolute(path).string() << "\n";
   return 0;
 }

@@ -16,6 +16,7 @@
 #include "models/calibration/calibration_file.hpp"
 #include "models/calibration/default_calibration.hpp"
 #include "models/collective/custom_all_reduce.hpp"
+#include "models/collective/expert_all_to_all.hpp"
 #include "models/collective/algorithm.hpp"
 #include "sim/net/analytical_network.hpp"
 #include "sim/net/group_placement.hpp"
@@ -36,7 +37,10 @@ struct CollectiveOptions {
   std::string fidelity = "analytical";
   std::string flow_model = "LV08";
   std::string calibration;  // a calibration YAML whose collective section applies (empty: none)
-  std::string kernel = "nccl";  // nccl, or engine: a serving engine's own all-reduce where faster
+  std::string kernel = "nccl";  // nccl; engine: a serving engine's own all-reduce where faster; deepep-normal | deepep-ll
+  // An MoE layer's exchange (--kernel deepep-*): tokens a rank routes, row width, routing, SMs.
+  double tokens = 0;
+  int hidden = 0, topk = 0, experts = 0, sms = 20;
   bool json = false;
 };
 
@@ -68,6 +72,73 @@ double parse_bytes(const std::string& text) {
   return *v;
 }
 
+// --kernel deepep-normal | deepep-ll: one MoE layer's dispatch and combine on each rank of an
+// expert-parallel group inside one node (models/collective/expert_all_to_all.hpp).
+int run_expert_all_to_all(const Context& ctx, const CollectiveOptions& o, const ClusterSource& src,
+                          const std::string& parameters, models::ExpertAllToAllKernel kernel) {
+  const SourceLocation cli{"<command line>", 0, "--kernel"};
+  if (models::parse_collective(o.op) != models::Collective::kAllToAll)
+    throw ConfigError("--kernel " + o.kernel + " is an all-to-all", cli, "use --op all_to_all");
+  auto need = [](double v, const char* flag, const char* example) {
+    if (!(v > 0)) throw ConfigError(std::string(flag) + " is required with a DeepEP kernel", {"<command line>", 0, flag}, example);
+  };
+  need(o.tokens, "--tokens", "tokens each rank routes, e.g. --tokens 4096");
+  need(o.hidden, "--hidden", "the model's hidden size, e.g. --hidden 7168");
+  need(o.topk, "--topk", "experts per token, e.g. --topk 8");
+  need(o.experts, "--experts", "routed experts of the layer, e.g. --experts 256");
+  if (o.ranks < 2 || o.ranks > src.cluster.gpus_per_node)
+    throw ConfigError("DeepEP's intranode kernels join 2 to " + std::to_string(src.cluster.gpus_per_node) +
+                          " GPUs of one node here, not " + std::to_string(o.ranks),
+                      {"<command line>", 0, "--ranks"}, "its internode (RDMA) kernels are not modelled");
+  if (o.topk > o.experts || o.experts % o.ranks != 0)
+    throw ConfigError("--experts " + std::to_string(o.experts) + " must be a multiple of --ranks " + std::to_string(o.ranks) +
+                          " and at least --topk " + std::to_string(o.topk),
+                      {"<command line>", 0, "--experts"}, "each GPU holds experts / ranks experts");
+  if (o.sms < 1 || o.sms > src.cluster.gpu.sm_count)
+    throw ConfigError("--sms " + std::to_string(o.sms) + " is outside the GPU's 1 to " + std::to_string(src.cluster.gpu.sm_count),
+                      {"<command line>", 0, "--sms"}, "SMs the normal kernel runs on (DeepEP's default 20)");
+  const models::ExpertAllToAllParams& p = src.collective.expert_all_to_all;
+  const models::ExpertExchange x{o.tokens, o.hidden, o.topk, o.experts, o.ranks, o.sms};
+  struct Phase { models::ExpertAllToAllPhase phase; double time_s, bytes; };
+  std::vector<Phase> phases;
+  for (const auto ph : {models::ExpertAllToAllPhase::kDispatch, models::ExpertAllToAllPhase::kCombine}) {
+    const models::ExpertAllToAllCosts& c = p.of(kernel, ph);
+    if (!c.fitted())
+      throw ConfigError("the collective parameters (" + parameters + ") have no " +
+                            std::string(models::expert_all_to_all_kernel_name(kernel)) + " " +
+                            std::string(models::expert_all_to_all_phase_name(ph)),
+                        cli, "give a calibration fitted with the GPU's wideep_deepep tables (exasim calibrate --format aic-nccl)");
+    phases.push_back({ph, models::expert_all_to_all_time(kernel, ph, x, src.cluster.gpu.sm_count, c),
+                      models::expert_all_to_all_copies(kernel, x) * models::expert_all_to_all_payload_bytes(ph, o.hidden)});
+  }
+  const int sms = models::expert_all_to_all_sms(kernel, x, src.cluster.gpu.sm_count);
+  if (o.json) {
+    nlohmann::json j = {{"op", o.op}, {"kernel", o.kernel}, {"ranks", o.ranks}, {"tokens", o.tokens}, {"hidden", o.hidden},
+                        {"topk", o.topk}, {"experts", o.experts}, {"sms", sms},
+                        {"copies", models::expert_all_to_all_copies(kernel, x)}, {"collective_parameters", parameters}};
+    for (const Phase& f : phases)
+      j[std::string(models::expert_all_to_all_phase_name(f.phase))] = {{"time_s", f.time_s}, {"bytes", f.bytes}};
+    std::cout << config::to_json_text(j, 2) << "\n";
+    return 0;
+  }
+  Table t({"", ""});
+  t.add_row({"cluster", src.name + " (" + src.cluster.gpu.name + ")"});
+  t.add_row({"op", "MoE dispatch and combine, " + std::string(models::expert_all_to_all_kernel_name(kernel)) + ", " +
+                       std::to_string(o.ranks) + " ranks"});
+  t.add_row({"layer", fmt_fixed(o.tokens, 0) + " tokens a rank, hidden " + std::to_string(o.hidden) + ", top-" +
+                          std::to_string(o.topk) + " of " + std::to_string(o.experts) + " experts"});
+  t.add_row({"SMs", std::to_string(sms)});
+  t.add_row({"copies a rank sends", fmt_fixed(models::expert_all_to_all_copies(kernel, x), 1)});
+  t.add_row({"parameters", parameters});
+  for (const Phase& f : phases)
+    t.add_row({std::string(models::expert_all_to_all_phase_name(f.phase)),
+               units::format(f.time_s, units::Dimension::kTime, 4) + " (" + units::format(f.bytes, units::Dimension::kBytes, 4) +
+                   " out, " + units::format(f.bytes / f.time_s, units::Dimension::kBandwidth, 4) + ")"});
+  t.print(std::cout);
+  (void)ctx;
+  return 0;
+}
+
 int run_collective(const Context& ctx, const CollectiveOptions& o) {
   const hw::Catalog catalog = hw::Catalog::load(ctx.configs_dir);
   ClusterSource src = load_cluster_source(o.cluster, nodes_for(o, catalog), catalog);
@@ -84,6 +155,10 @@ int run_collective(const Context& ctx, const CollectiveOptions& o) {
     src.collective = models::load_calibration(cal, file).collective;
     parameters = file;
   }
+  if (const auto expert = models::parse_expert_all_to_all_kernel(o.kernel))
+    return run_expert_all_to_all(ctx, o, src, parameters, *expert);
+  if (o.bytes.empty())
+    throw ConfigError("--bytes is required", {"<command line>", 0, "--bytes"}, "e.g. --bytes 64MiB");
   sim::CommOp op;
   const models::Collective kind = models::parse_collective(o.op);
   op.kind = static_cast<sim::CommKind>(kind);
@@ -158,8 +233,7 @@ void add_collective_command(CLI::App& app, Context& ctx) {
   cmd->footer(help_footer());
   cmd->add_option("--cluster", o->cluster, "catalog node (e.g. dgx-a100) or a scenario/cluster YAML file")->required();
   cmd->add_option("--op", o->op, "all_reduce | reduce_scatter | all_gather | all_to_all | broadcast | reduce | send_recv");
-  cmd->add_option("--bytes", o->bytes, "buffer size, e.g. 64MiB (all-reduce buffer, gathered size, per-rank a2a buffer)")
-      ->required();
+  cmd->add_option("--bytes", o->bytes, "buffer size, e.g. 64MiB (all-reduce buffer, gathered size, per-rank a2a buffer)");
   cmd->add_option("--ranks", o->ranks, "ranks in the group")->required()->check(CLI::PositiveNumber);
   cmd->add_option("--nodes", o->nodes, "nodes of a catalog node to build (default: enough for the group)");
   cmd->add_option("--group-layout", o->layout, "packed | spread | NxK | r0,r1,...");
@@ -170,9 +244,16 @@ void add_collective_command(CLI::App& app, Context& ctx) {
                   "defaults (default: a catalog node's own, configs/calibration/defaults.yaml)");
   cmd->add_option("--flow-model", o->flow_model, "LV08 | CM02 (flow fidelity)");
   cmd->add_option("--kernel", o->kernel,
-                  "nccl, or engine: a serving engine's own all-reduce (TensorRT-LLM/vLLM custom all-reduce) where "
-                  "it is faster than NCCL, as the engine chooses (one node; needs custom_all_reduce_* parameters)")
-      ->check(CLI::IsMember({"nccl", "engine"}));
+                  "nccl; engine: a serving engine's own all-reduce (TensorRT-LLM/vLLM custom all-reduce) where "
+                  "it is faster than NCCL, as the engine chooses (one node; needs custom_all_reduce_* parameters); "
+                  "deepep-normal | deepep-ll: DeepEP's MoE dispatch and combine (--op all_to_all, one node; with "
+                  "--tokens --hidden --topk --experts)")
+      ->check(CLI::IsMember({"nccl", "engine", "deepep-normal", "deepep-ll"}));
+  cmd->add_option("--tokens", o->tokens, "deepep-*: tokens each rank routes")->check(CLI::PositiveNumber);
+  cmd->add_option("--hidden", o->hidden, "deepep-*: the model's hidden size (elements of a token's row)")->check(CLI::PositiveNumber);
+  cmd->add_option("--topk", o->topk, "deepep-*: experts each token is routed to")->check(CLI::PositiveNumber);
+  cmd->add_option("--experts", o->experts, "deepep-*: routed experts of the layer, spread over the ranks")->check(CLI::PositiveNumber);
+  cmd->add_option("--sms", o->sms, "deepep-normal: SMs the kernel runs on (default 20)")->check(CLI::PositiveNumber);
   cmd->add_flag("--json", o->json, "print JSON (SI units)");
   cmd->callback([o, &ctx] { ctx.handler = [o, &ctx] { return run_collective(ctx, *o); }; });
 }

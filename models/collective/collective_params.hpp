@@ -13,12 +13,14 @@
 //   ll_inter_step_overhead, ll128_step_overhead, ll128_inter_step_overhead, simple_base_latency,
 //   ll128_base_latency, launch_overhead,
 //   p2p_launch_overhead, custom_all_reduce_efficiency, custom_all_reduce_overhead, collective_sms, p2p_sms, userbuffers_reduce_scatter_sms,
-//   userbuffers_all_gather_sms
+//   userbuffers_all_gather_sms; deepep_normal_dispatch, deepep_normal_combine, deepep_ll_dispatch,
+//   deepep_ll_combine (maps: expert_all_to_all.hpp)
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "hw/config/node.hpp"
+#include "models/collective/expert_all_to_all.hpp"
 
 namespace exasim::models {
 
@@ -125,6 +127,11 @@ struct CollectiveParams {
   double userbuffers_reduce_scatter_sms = 16;
   double userbuffers_all_gather_sms = 1;
 
+  // DeepEP's expert all-to-all kernels (expert_all_to_all.hpp), per phase; unfitted (none) in the
+  // catalog defaults. Calibration keys deepep_normal_dispatch, deepep_normal_combine,
+  // deepep_ll_dispatch, deepep_ll_combine, each a map of the phase's constants.
+  ExpertAllToAllParams expert_all_to_all;
+
   std::string source = "catalog defaults";  // where the values came from (a calibration file)
 
   // Software latency of one step of `p`, inside a node or across the network.
@@ -147,6 +154,14 @@ struct CollectiveParamSlot {
 const std::vector<CollectiveParamSlot>& collective_param_slots();
 // The slot called `name`; throws std::out_of_range when there is none.
 const CollectiveParamSlot& collective_param_slot(std::string_view name);
+
+// The calibration keys of the expert all-to-all phases (CollectiveParams::expert_all_to_all).
+struct ExpertAllToAllSlot {
+  const char* name;
+  ExpertAllToAllKernel kernel;
+  ExpertAllToAllPhase phase;
+};
+const std::vector<ExpertAllToAllSlot>& expert_all_to_all_slots();
 
 // Applies the keys present in `n` (a mapping) on top of `p`. Efficiencies must be in (0, 1].
 void apply_collective_params(CollectiveParams& p, const config::Node& n);

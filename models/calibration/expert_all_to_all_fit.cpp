@@ -1,0 +1,162 @@
+#include "models/calibration/expert_all_to_all_fit.hpp"
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+
+#include "hw/error.hpp"
+#include "models/calibration/least_squares.hpp"
+
+namespace exasim::models {
+
+namespace {
+
+constexpr int kLinear = 5;  // floor, expert_cost, token_sm_time, pair_sm_time, 1 / token_sm_bandwidth
+
+// The phase's time split into the five linear costs' multipliers and the payload's bytes over
+// the rate, for one sample.
+struct Terms {
+  std::array<double, kLinear> f;
+  double payload_bytes;  // copies x bytes per copy
+  int sms;
+  double measured;
+};
+
+Terms terms_of(const ExpertAllToAllSample& s, int device_sms) {
+  const ExpertExchange& x = s.exchange;
+  Terms t;
+  t.sms = expert_all_to_all_sms(s.kernel, x, device_sms);
+  const double copies = expert_all_to_all_copies(s.kernel, x);
+  t.f = {1.0, static_cast<double>(x.experts), x.tokens / t.sms, copies / t.sms, x.tokens * 2.0 * x.hidden / t.sms};
+  t.payload_bytes = copies * expert_all_to_all_payload_bytes(s.phase, x.hidden);
+  t.measured = s.measured_s;
+  return t;
+}
+
+double rate_of(const Terms& t, double sm_bandwidth, double link_bandwidth) {
+  return std::min(t.sms * sm_bandwidth, link_bandwidth);
+}
+
+// Nonnegative least squares of the relative residuals for fixed rates: solve, drop the most
+// negative coefficient, solve again (the five costs rarely need more than two passes).
+std::array<double, kLinear> linear_costs(const std::vector<Terms>& ts, double sm_bw, double link_bw) {
+  Eigen::Matrix<double, kLinear, kLinear> ata = Eigen::Matrix<double, kLinear, kLinear>::Zero();
+  Eigen::Matrix<double, kLinear, 1> aty = Eigen::Matrix<double, kLinear, 1>::Zero();
+  for (const Terms& t : ts) {
+    Eigen::Matrix<double, kLinear, 1> a;
+    for (int i = 0; i < kLinear; ++i) a(i) = t.f[i] / t.measured;
+    const double y = 1 - t.payload_bytes / rate_of(t, sm_bw, link_bw) / t.measured;
+    ata += a * a.transpose();
+    aty += a * y;
+  }
+  std::array<bool, kLinear> free;
+  free.fill(true);
+  std::array<double, kLinear> c{};
+  for (int pass = 0; pass < kLinear; ++pass) {
+    std::vector<int> idx;
+    for (int i = 0; i < kLinear; ++i)
+      if (free[i] && ata(i, i) > 0) idx.push_back(i);
+    c.fill(0);
+    if (idx.empty()) break;
+    const int n = static_cast<int>(idx.size());
+    Eigen::MatrixXd m(n, n);
+    Eigen::VectorXd v(n), scale(n);
+    for (int i = 0; i < n; ++i) scale(i) = 1 / std::sqrt(ata(idx[i], idx[i]));
+    for (int i = 0; i < n; ++i) {
+      v(i) = aty(idx[i]) * scale(i);
+      for (int j = 0; j < n; ++j) m(i, j) = ata(idx[i], idx[j]) * scale(i) * scale(j);
+    }
+    const Eigen::VectorXd x = m.completeOrthogonalDecomposition().solve(v);
+    int worst = -1;
+    for (int i = 0; i < n; ++i) {
+      c[idx[i]] = x(i) * scale(i);
+      if (c[idx[i]] < 0 && (worst < 0 || c[idx[i]] < c[idx[worst]])) worst = i;
+    }
+    if (worst < 0) break;
+    free[idx[worst]] = false;
+  }
+  for (double& v : c) v = std::max(0.0, v);
+  return c;
+}
+
+ExpertAllToAllCosts costs_of(const std::array<double, kLinear>& c, double sm_bw, double link_bw) {
+  ExpertAllToAllCosts k;
+  k.floor_s = c[0];
+  k.expert_s = c[1];
+  k.token_sm_s = c[2];
+  k.pair_sm_s = c[3];
+  k.token_sm_bandwidth = c[4] > 0 ? 1 / c[4] : 0;
+  k.pair_sm_bandwidth = sm_bw;
+  k.link_bandwidth = link_bw;
+  return k;
+}
+
+double error_of(const std::vector<Terms>& ts, const std::array<double, kLinear>& c, double sm_bw, double link_bw) {
+  double sum = 0;
+  for (const Terms& t : ts) {
+    double p = t.payload_bytes / rate_of(t, sm_bw, link_bw);
+    for (int i = 0; i < kLinear; ++i) p += c[i] * t.f[i];
+    sum += std::abs(p / t.measured - 1);
+  }
+  return sum / static_cast<double>(ts.size());
+}
+
+}  // namespace
+
+bool expert_shape_held_out(const ExpertExchange& x, double fraction, unsigned seed) {
+  if (fraction <= 0) return false;
+  // splitmix64 of the shape: fixed and platform-independent (std::hash is not).
+  std::uint64_t z = (static_cast<std::uint64_t>(x.hidden) << 32 | static_cast<std::uint64_t>(x.topk) << 16 |
+                     static_cast<std::uint64_t>(x.experts)) +
+                    seed * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53 < fraction;
+}
+
+double expert_all_to_all_error(const std::vector<ExpertAllToAllSample>& samples, int device_sms,
+                               const ExpertAllToAllCosts& costs) {
+  if (samples.empty()) return 0;
+  double sum = 0;
+  for (const ExpertAllToAllSample& s : samples)
+    sum += std::abs(expert_all_to_all_time(s.kernel, s.phase, s.exchange, device_sms, costs) / s.measured_s - 1);
+  return sum / static_cast<double>(samples.size());
+}
+
+ExpertAllToAllFit fit_expert_all_to_all(const std::vector<ExpertAllToAllSample>& samples, int device_sms,
+                                        double held_out_fraction, unsigned seed) {
+  ExpertAllToAllFit fit;
+  for (const ExpertAllToAllSample& s : samples) {
+    if (s.kernel != samples.front().kernel || s.phase != samples.front().phase)
+      throw ConfigError("an expert all-to-all fit takes one kernel and phase", {s.source, s.line, ""},
+                        "fit dispatch and combine, normal and low-latency, apart");
+    (expert_shape_held_out(s.exchange, held_out_fraction, seed) ? fit.held_out : fit.fit_set).push_back(s);
+  }
+  require_samples_for_fit("expert all-to-all calls", fit.fit_set.size(), kLinear + 2);
+  std::vector<Terms> ts;
+  for (const ExpertAllToAllSample& s : fit.fit_set) ts.push_back(terms_of(s, device_sms));
+  // The rates on a log grid (4% steps: 1-100 GB/s an SM, 50 GB/s-2 TB/s a GPU), then 0.5% and
+  // 0.05% steps around the best point.
+  double best = INFINITY, best_sm = 0, best_link = 0;
+  std::array<double, kLinear> best_c{};
+  auto consider = [&](double sm_bw, double link_bw) {
+    const auto c = linear_costs(ts, sm_bw, link_bw);
+    const double e = error_of(ts, c, sm_bw, link_bw);
+    if (e < best) best = e, best_sm = sm_bw, best_link = link_bw, best_c = c;
+  };
+  for (double sm = 1e9; sm <= 100e9; sm *= 1.04)
+    for (double link = 50e9; link <= 2000e9; link *= 1.04) consider(sm, link);
+  for (const double step : {1.005, 1.0005}) {
+    const double sm0 = best_sm, link0 = best_link;
+    for (int i = -8; i <= 8; ++i)
+      for (int j = -8; j <= 8; ++j) consider(sm0 * std::pow(step, i), link0 * std::pow(step, j));
+  }
+  fit.costs = costs_of(best_c, best_sm, best_link);
+  return fit;
+}
+
+}  // namespace exasim::models
