@@ -1,6 +1,7 @@
 #include "apps/cli/calibrate_collective.hpp"
 
 #include <filesystem>
+#include <map>
 #include <iostream>
 
 #include "apps/cli/cluster_source.hpp"
@@ -10,6 +11,7 @@
 #include "hw/units.hpp"
 #include "models/calibration/aic_deepep_table.hpp"
 #include "models/calibration/aic_nccl_table.hpp"
+#include "models/calibration/aic_nvlink_all_to_all_table.hpp"
 #include "models/calibration/calibration_file.hpp"
 #include "sim/net/collective_calibration.hpp"
 
@@ -57,8 +59,8 @@ void print_errors(std::ostream& out, const std::string& title, const topologies:
   t.print(out);
 }
 
-// Fits each DeepEP phase present (models/calibration/expert_all_to_all_fit.hpp) into `fitted`,
-// prints its constants and its errors by token count, and returns the fit: lines it reports.
+// Fits each expert all-to-all phase present (models/calibration/expert_all_to_all_fit.hpp) into
+// `fitted`, prints its constants and errors by token count, and returns the lines for the file.
 std::vector<std::pair<std::string, std::string>> fit_expert_all_to_all(int device_sms,
                                                                        const std::vector<models::ExpertAllToAllSample>& samples,
                                                                        double held_out, models::CollectiveParams& fitted,
@@ -67,17 +69,15 @@ std::vector<std::pair<std::string, std::string>> fit_expert_all_to_all(int devic
   if (samples.empty()) return lines;
   if (device_sms <= 0)
     throw ConfigError("the node's GPU states no SM count", {samples.front().source, 0, ""}, "give the GPU's sm_count");
-  out << "\nDeepEP dispatch and combine (" << samples.size() << " calls), 8 GPUs: constants and held-out error\n";
-  Table t({"phase", "floor", "per expert", "per token / SM", "per copy / SM", "row / SM", "copy / SM", "link", "fit set",
-           "held out", "<=128 tok", ">128 tok"});
+  std::map<models::ExpertAllToAllKey, std::vector<models::ExpertAllToAllSample>> by_key;
+  for (const auto& s : samples) by_key[s.key].push_back(s);
+  out << "\nMoE all-to-all kernels (" << samples.size() << " calls): constants and held-out error\n";
+  Table t({"phase", "floor", "per expert", "per token", "per copy", "row", "copy sender", "link", "fit set", "held out",
+           "<=128 tok", ">128 tok"});
   for (std::size_t c = 1; c < 12; ++c) t.set_align_right(c);
-  for (const models::ExpertAllToAllSlot& slot : models::expert_all_to_all_slots()) {
-    std::vector<models::ExpertAllToAllSample> phase;
-    for (const auto& s : samples)
-      if (s.kernel == slot.kernel && s.phase == slot.phase) phase.push_back(s);
-    if (phase.empty()) continue;
+  for (const auto& [key, phase] : by_key) {
     const models::ExpertAllToAllFit f = models::fit_expert_all_to_all(phase, device_sms, held_out, 1);
-    fitted.expert_all_to_all.of(slot.kernel, slot.phase) = f.costs;
+    fitted.expert_all_to_all[key] = f.costs;
     std::vector<models::ExpertAllToAllSample> small, large;
     for (const auto& s : f.held_out) (s.exchange.tokens <= 128 ? small : large).push_back(s);
     auto err = [&](const std::vector<models::ExpertAllToAllSample>& v) {
@@ -85,15 +85,17 @@ std::vector<std::pair<std::string, std::string>> fit_expert_all_to_all(int devic
     };
     auto time = [](double s) { return units::format(s, units::Dimension::kTime, 3); };
     auto rate = [](double b) { return b > 0 ? units::format(b, units::Dimension::kBandwidth, 3) : std::string("-"); };
-    t.add_row({slot.name, time(f.costs.floor_s), time(f.costs.expert_s), time(f.costs.token_sm_s), time(f.costs.pair_sm_s),
-               rate(f.costs.token_sm_bandwidth), rate(f.costs.pair_sm_bandwidth), rate(f.costs.link_bandwidth),
-               err(f.fit_set), err(f.held_out), err(small), err(large)});
-    lines.emplace_back("held_out_error." + std::string(slot.name),
-                       "<=128 tokens " + err(small) + ", >128 tokens " + err(large) + ", all " + err(f.held_out) + " (" +
-                           std::to_string(f.held_out.size()) + " calls; fit set " + err(f.fit_set) + ", " +
-                           std::to_string(f.fit_set.size()) + ")");
+    const std::string name = models::expert_all_to_all_key_name(key);
+    t.add_row({name, time(f.costs.floor_s), time(f.costs.expert_s), time(f.costs.token_s), time(f.costs.copy_s),
+               rate(f.costs.token_bandwidth), rate(f.costs.unit_bandwidth), rate(f.costs.link_bandwidth), err(f.fit_set),
+               err(f.held_out), err(small), err(large)});
+    lines.emplace_back("held_out_error." + name, "<=128 tokens " + err(small) + ", >128 tokens " + err(large) + ", all " +
+                                                     err(f.held_out) + " (" + std::to_string(f.held_out.size()) +
+                                                     " calls; fit set " + err(f.fit_set) + ", " +
+                                                     std::to_string(f.fit_set.size()) + ")");
   }
   t.print(out);
+  out << "(per token, per copy and row: on each of DeepEP's SMs; copy sender: a DeepEP SM's rate, an NVLink peer's)\n";
   return lines;
 }
 
@@ -107,8 +109,9 @@ int calibrate_collective_table(const Context& ctx, const CollectiveCalibrateRequ
     if (fs::absolute(table).parent_path() != fs::absolute(r.tables.front()).parent_path())
       throw ConfigError("tables of two nodes", {table, 0, ""}, "give one kernels-aic folder's tables per run");
     names += (names.empty() ? "" : ", ") + fs::path(table).filename().string();
-    if (models::is_aic_deepep_table(table)) {
-      const auto read = models::read_aic_deepep_table(table);
+    if (models::is_aic_deepep_table(table) || models::is_aic_nvlink_all_to_all_table(table)) {
+      const auto read = models::is_aic_deepep_table(table) ? models::read_aic_deepep_table(table)
+                                                           : models::read_aic_nvlink_all_to_all_table(table);
       expert_samples.insert(expert_samples.end(), read.begin(), read.end());
       continue;
     }
@@ -156,7 +159,8 @@ int calibrate_collective_table(const Context& ctx, const CollectiveCalibrateRequ
   h.source = "AIConfigurator (ai-dynamo/aiconfigurator 095f58a, shared/data/kernels-aic/" + folder + "/: " + names +
              "): nccl-tests on one " + node_name + ", calls back to back (GPU time per call, host launch hidden)" +
              (names.find("custom") != std::string::npos ? "; TensorRT-LLM's own all-reduce (bfloat16)" : "") +
-             (expert_samples.empty() ? "" : "; DeepEP's intranode dispatch and combine on 8 GPUs of one node");
+             (names.find("deepep") != std::string::npos ? "; DeepEP's intranode dispatch and combine on 8 GPUs" : "") +
+             (names.find("trtllm_alltoall") != std::string::npos ? "; TensorRT-LLM's NVLink MoE all-to-all on 2-64 GPUs" : "");
   h.fit.emplace_back("node", node_name);
   h.fit.emplace_back("samples", std::to_string(c.fit_set.size()) + " fitted, " + std::to_string(c.held_out.size()) + " held out");
   h.fit.emplace_back("held_out", "whole message sizes, fraction " + fmt_fixed(r.held_out_sizes, 2) + ", seed 1");
@@ -169,8 +173,9 @@ int calibrate_collective_table(const Context& ctx, const CollectiveCalibrateRequ
     h.fit.emplace_back("held_out_error." + e.group, text);
   }
   if (!expert_samples.empty())
-    h.fit.emplace_back("held_out_deepep", "whole (hidden, topk, experts) shapes, fraction " + fmt_fixed(r.held_out_sizes, 2) +
-                                              ", seed 1; 8 GPUs, fp8 dispatch, bf16 combine");
+    h.fit.emplace_back("held_out_moe_all_to_all", "whole (hidden, topk, experts) shapes (DeepEP, 8 GPUs, fp8 dispatch, bf16 "
+                                                  "combine), whole token counts (NVLink all-to-all, hidden 7168, top-8 of "
+                                                  "256: DeepSeek-V3's), fraction " + fmt_fixed(r.held_out_sizes, 2) + ", seed 1");
   for (const auto& [key, text] : expert_errors) h.fit.emplace_back(key, text);
   const std::string path = r.output.empty()
                                ? (fs::path(ctx.configs_dir) / "calibration" / (node_name + "-aic-nccl.yaml")).string()

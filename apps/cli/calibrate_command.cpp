@@ -37,6 +37,7 @@
 #include "models/calibration/aic_moe_table.hpp"
 #include "models/calibration/aic_deepep_table.hpp"
 #include "models/calibration/aic_nccl_table.hpp"
+#include "models/calibration/aic_nvlink_all_to_all_table.hpp"
 #include "models/calibration/calibration_file.hpp"
 #include "models/calibration/default_calibration.hpp"
 #include "models/calibration/kernel_calibration.hpp"
@@ -533,8 +534,10 @@ constexpr InputFormat kFormats[] = {
      models::is_aic_attention_table, run_aic_gemm},
     {"aic-moe", "AIConfigurator MoE table (kernels-aic/<gpu>/moe_perf.csv): the fused MoE op on a calibration file (--evaluate; default: the GPU's own)",
      models::is_aic_moe_table, run_aic_moe},
-    {"aic-nccl", "AIConfigurator NCCL table (kernels-aic/<gpu>/nccl_perf.csv, and custom_allreduce_perf.csv and wideep_deepep_normal / _ll_perf.csv beside it): the node's collective parameters and DeepEP's",
-     [](const std::string& p) { return models::is_aic_nccl_table(p) || models::is_aic_deepep_table(p); }, run_aic_nccl},
+    {"aic-nccl", "AIConfigurator NCCL table (kernels-aic/<gpu>/nccl_perf.csv, and custom_allreduce_perf.csv, wideep_deepep_normal / _ll_perf.csv, trtllm_alltoall_perf.csv beside it): the node's collective parameters and its MoE all-to-all kernels",
+     [](const std::string& p) {
+       return models::is_aic_nccl_table(p) || models::is_aic_deepep_table(p) || models::is_aic_nvlink_all_to_all_table(p);
+     }, run_aic_nccl},
 };
 
 std::vector<std::string> format_names() {

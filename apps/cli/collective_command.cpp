@@ -41,6 +41,8 @@ struct CollectiveOptions {
   // An MoE layer's exchange (--kernel deepep-*): tokens a rank routes, row width, routing, SMs.
   double tokens = 0;
   int hidden = 0, topk = 0, experts = 0, sms = 20;
+  std::string dispatch_dtype;          // empty: the kernel's measured default (DeepEP fp8, NVLink bf16)
+  std::string combine_dtype = "bf16";
   bool json = false;
 };
 
@@ -72,70 +74,89 @@ double parse_bytes(const std::string& text) {
   return *v;
 }
 
-// --kernel deepep-normal | deepep-ll: one MoE layer's dispatch and combine on each rank of an
-// expert-parallel group inside one node (models/collective/expert_all_to_all.hpp).
-int run_expert_all_to_all(const Context& ctx, const CollectiveOptions& o, const ClusterSource& src,
-                          const std::string& parameters, models::ExpertAllToAllKernel kernel) {
+// --kernel deepep-normal | deepep-ll | nvlink-two-sided | nvlink-one-sided: one MoE layer's
+// dispatch and combine on each rank of an expert-parallel group inside one NVLink domain
+// (models/collective/expert_all_to_all.hpp).
+int run_expert_all_to_all(const CollectiveOptions& o, const ClusterSource& src, const std::string& parameters,
+                          models::ExpertAllToAllKernel kernel) {
   const SourceLocation cli{"<command line>", 0, "--kernel"};
   if (models::parse_collective(o.op) != models::Collective::kAllToAll)
     throw ConfigError("--kernel " + o.kernel + " is an all-to-all", cli, "use --op all_to_all");
   auto need = [](double v, const char* flag, const char* example) {
-    if (!(v > 0)) throw ConfigError(std::string(flag) + " is required with a DeepEP kernel", {"<command line>", 0, flag}, example);
+    if (!(v > 0)) throw ConfigError(std::string(flag) + " is required with an MoE all-to-all kernel", {"<command line>", 0, flag}, example);
   };
   need(o.tokens, "--tokens", "tokens each rank routes, e.g. --tokens 4096");
   need(o.hidden, "--hidden", "the model's hidden size, e.g. --hidden 7168");
   need(o.topk, "--topk", "experts per token, e.g. --topk 8");
   need(o.experts, "--experts", "routed experts of the layer, e.g. --experts 256");
   if (o.ranks < 2 || o.ranks > src.cluster.gpus_per_node)
-    throw ConfigError("DeepEP's intranode kernels join 2 to " + std::to_string(src.cluster.gpus_per_node) +
-                          " GPUs of one node here, not " + std::to_string(o.ranks),
-                      {"<command line>", 0, "--ranks"}, "its internode (RDMA) kernels are not modelled");
+    throw ConfigError("the " + o.kernel + " kernels join 2 to " + std::to_string(src.cluster.gpus_per_node) +
+                          " GPUs of one NVLink domain here, not " + std::to_string(o.ranks),
+                      {"<command line>", 0, "--ranks"}, "internode (RDMA) expert all-to-all is not modelled");
   if (o.topk > o.experts || o.experts % o.ranks != 0)
     throw ConfigError("--experts " + std::to_string(o.experts) + " must be a multiple of --ranks " + std::to_string(o.ranks) +
                           " and at least --topk " + std::to_string(o.topk),
                       {"<command line>", 0, "--experts"}, "each GPU holds experts / ranks experts");
-  if (o.sms < 1 || o.sms > src.cluster.gpu.sm_count)
+  if (kernel == models::ExpertAllToAllKernel::kDeepEpNormal && (o.sms < 1 || o.sms > src.cluster.gpu.sm_count))
     throw ConfigError("--sms " + std::to_string(o.sms) + " is outside the GPU's 1 to " + std::to_string(src.cluster.gpu.sm_count),
                       {"<command line>", 0, "--sms"}, "SMs the normal kernel runs on (DeepEP's default 20)");
-  const models::ExpertAllToAllParams& p = src.collective.expert_all_to_all;
+  const bool deepep = models::is_deepep(kernel);
+  const std::string dispatch_name = o.dispatch_dtype.empty() ? (deepep ? "fp8" : "bf16") : o.dispatch_dtype;
+  const auto dispatch_format = models::parse_expert_payload(dispatch_name);
+  const auto combine_format = models::parse_expert_payload(o.combine_dtype);
+  if (!dispatch_format || !combine_format || *combine_format == models::ExpertPayload::kFp8)
+    throw ConfigError("formats: --dispatch-dtype bf16 | fp8 | nvfp4, --combine-dtype bf16 | nvfp4",
+                      {"<command line>", 0, dispatch_format ? "--combine-dtype" : "--dispatch-dtype"}, "e.g. --dispatch-dtype fp8");
+  std::vector<models::ExpertAllToAllKey> keys;
+  if (kernel == models::ExpertAllToAllKernel::kNvlinkTwoSided)
+    keys.push_back({kernel, models::ExpertAllToAllPhase::kPrepare, models::ExpertPayload::kBf16});
+  keys.push_back({kernel, models::ExpertAllToAllPhase::kDispatch, *dispatch_format});
+  keys.push_back({kernel, models::ExpertAllToAllPhase::kCombine, *combine_format});
   const models::ExpertExchange x{o.tokens, o.hidden, o.topk, o.experts, o.ranks, o.sms};
-  struct Phase { models::ExpertAllToAllPhase phase; double time_s, bytes; };
+  struct Phase { models::ExpertAllToAllKey key; double time_s, bytes; };
   std::vector<Phase> phases;
-  for (const auto ph : {models::ExpertAllToAllPhase::kDispatch, models::ExpertAllToAllPhase::kCombine}) {
-    const models::ExpertAllToAllCosts& c = p.of(kernel, ph);
-    if (!c.fitted())
-      throw ConfigError("the collective parameters (" + parameters + ") have no " +
-                            std::string(models::expert_all_to_all_kernel_name(kernel)) + " " +
-                            std::string(models::expert_all_to_all_phase_name(ph)),
-                        cli, "give a calibration fitted with the GPU's wideep_deepep tables (exasim calibrate --format aic-nccl)");
-    phases.push_back({ph, models::expert_all_to_all_time(kernel, ph, x, src.cluster.gpu.sm_count, c),
-                      models::expert_all_to_all_copies(kernel, x) * models::expert_all_to_all_payload_bytes(ph, o.hidden)});
+  for (const models::ExpertAllToAllKey& key : keys) {
+    const auto c = src.collective.expert_all_to_all.find(key);
+    if (c == src.collective.expert_all_to_all.end())
+      throw ConfigError("the collective parameters (" + parameters + ") have no " + models::expert_all_to_all_key_name(key), cli,
+                        "measured: DeepEP (fp8 dispatch, bf16 combine) on the DGX H100 / H200 / B200 and GB200 files, the "
+                        "NVLink kernels on gb200-nvl72's; fit one with exasim calibrate --format aic-nccl");
+    phases.push_back({key, models::expert_all_to_all_time(key, x, src.cluster.gpu.sm_count, c->second),
+                      models::expert_all_to_all_copies(kernel, x) * models::expert_all_to_all_payload(key, o.hidden)});
   }
-  const int sms = models::expert_all_to_all_sms(kernel, x, src.cluster.gpu.sm_count);
+  const int senders = models::expert_all_to_all_senders(kernel, x, src.cluster.gpu.sm_count);
+  const double copies = models::expert_all_to_all_copies(kernel, x);
+  const std::string sender_kind = deepep ? "SMs" : "peers";
   if (o.json) {
     nlohmann::json j = {{"op", o.op}, {"kernel", o.kernel}, {"ranks", o.ranks}, {"tokens", o.tokens}, {"hidden", o.hidden},
-                        {"topk", o.topk}, {"experts", o.experts}, {"sms", sms},
-                        {"copies", models::expert_all_to_all_copies(kernel, x)}, {"collective_parameters", parameters}};
-    for (const Phase& f : phases)
-      j[std::string(models::expert_all_to_all_phase_name(f.phase))] = {{"time_s", f.time_s}, {"bytes", f.bytes}};
+                        {"topk", o.topk}, {"experts", o.experts}, {"senders", senders}, {"copies", copies},
+                        {"collective_parameters", parameters}};
+    double total = 0;
+    for (const Phase& f : phases) {
+      j[std::string(models::expert_all_to_all_phase_name(f.key.phase))] = {
+          {"time_s", f.time_s}, {"bytes", f.bytes}, {"format", std::string(models::expert_payload_name(f.key.payload))}};
+      total += f.time_s;
+    }
+    j["time_s"] = total;
     std::cout << config::to_json_text(j, 2) << "\n";
     return 0;
   }
   Table t({"", ""});
   t.add_row({"cluster", src.name + " (" + src.cluster.gpu.name + ")"});
-  t.add_row({"op", "MoE dispatch and combine, " + std::string(models::expert_all_to_all_kernel_name(kernel)) + ", " +
-                       std::to_string(o.ranks) + " ranks"});
+  t.add_row({"op", "MoE dispatch and combine, " + o.kernel + ", " + std::to_string(o.ranks) + " ranks"});
   t.add_row({"layer", fmt_fixed(o.tokens, 0) + " tokens a rank, hidden " + std::to_string(o.hidden) + ", top-" +
                           std::to_string(o.topk) + " of " + std::to_string(o.experts) + " experts"});
-  t.add_row({"SMs", std::to_string(sms)});
-  t.add_row({"copies a rank sends", fmt_fixed(models::expert_all_to_all_copies(kernel, x), 1)});
+  t.add_row({"senders", std::to_string(senders) + " " + sender_kind});
+  t.add_row({"copies a rank sends", fmt_fixed(copies, 1)});
   t.add_row({"parameters", parameters});
   for (const Phase& f : phases)
-    t.add_row({std::string(models::expert_all_to_all_phase_name(f.phase)),
-               units::format(f.time_s, units::Dimension::kTime, 4) + " (" + units::format(f.bytes, units::Dimension::kBytes, 4) +
-                   " out, " + units::format(f.bytes / f.time_s, units::Dimension::kBandwidth, 4) + ")"});
+    t.add_row({std::string(models::expert_all_to_all_phase_name(f.key.phase)),
+               units::format(f.time_s, units::Dimension::kTime, 4) +
+                   (f.bytes > 0 ? " (" + units::format(f.bytes, units::Dimension::kBytes, 4) + " of " +
+                                      std::string(models::expert_payload_name(f.key.payload)) + " out, " +
+                                      units::format(f.bytes / f.time_s, units::Dimension::kBandwidth, 4) + ")"
+                                : std::string())});
   t.print(std::cout);
-  (void)ctx;
   return 0;
 }
 
@@ -156,7 +177,7 @@ int run_collective(const Context& ctx, const CollectiveOptions& o) {
     parameters = file;
   }
   if (const auto expert = models::parse_expert_all_to_all_kernel(o.kernel))
-    return run_expert_all_to_all(ctx, o, src, parameters, *expert);
+    return run_expert_all_to_all(o, src, parameters, *expert);
   if (o.bytes.empty())
     throw ConfigError("--bytes is required", {"<command line>", 0, "--bytes"}, "e.g. --bytes 64MiB");
   sim::CommOp op;
@@ -246,13 +267,15 @@ void add_collective_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--kernel", o->kernel,
                   "nccl; engine: a serving engine's own all-reduce (TensorRT-LLM/vLLM custom all-reduce) where "
                   "it is faster than NCCL, as the engine chooses (one node; needs custom_all_reduce_* parameters); "
-                  "deepep-normal | deepep-ll: DeepEP's MoE dispatch and combine (--op all_to_all, one node; with "
-                  "--tokens --hidden --topk --experts)")
-      ->check(CLI::IsMember({"nccl", "engine", "deepep-normal", "deepep-ll"}));
-  cmd->add_option("--tokens", o->tokens, "deepep-*: tokens each rank routes")->check(CLI::PositiveNumber);
-  cmd->add_option("--hidden", o->hidden, "deepep-*: the model's hidden size (elements of a token's row)")->check(CLI::PositiveNumber);
-  cmd->add_option("--topk", o->topk, "deepep-*: experts each token is routed to")->check(CLI::PositiveNumber);
-  cmd->add_option("--experts", o->experts, "deepep-*: routed experts of the layer, spread over the ranks")->check(CLI::PositiveNumber);
+                  "deepep-normal | deepep-ll | nvlink-two-sided | nvlink-one-sided: DeepEP's or TensorRT-LLM's MoE dispatch "
+                  "and combine (--op all_to_all, one NVLink domain; with --tokens --hidden --topk --experts)")
+      ->check(CLI::IsMember({"nccl", "engine", "deepep-normal", "deepep-ll", "nvlink-two-sided", "nvlink-one-sided"}));
+  cmd->add_option("--dispatch-dtype", o->dispatch_dtype, "MoE kernels: rows dispatch moves, bf16 | fp8 | nvfp4 (default: DeepEP fp8, NVLink bf16)");
+  cmd->add_option("--combine-dtype", o->combine_dtype, "MoE kernels: rows combine moves, bf16 | nvfp4 (default bf16)");
+  cmd->add_option("--tokens", o->tokens, "MoE kernels: tokens each rank routes")->check(CLI::PositiveNumber);
+  cmd->add_option("--hidden", o->hidden, "MoE kernels: the model's hidden size (elements of a token's row)")->check(CLI::PositiveNumber);
+  cmd->add_option("--topk", o->topk, "MoE kernels: experts each token is routed to")->check(CLI::PositiveNumber);
+  cmd->add_option("--experts", o->experts, "MoE kernels: routed experts of the layer, spread over the ranks")->check(CLI::PositiveNumber);
   cmd->add_option("--sms", o->sms, "deepep-normal: SMs the kernel runs on (default 20)")->check(CLI::PositiveNumber);
   cmd->add_flag("--json", o->json, "print JSON (SI units)");
   cmd->callback([o, &ctx] { ctx.handler = [o, &ctx] { return run_collective(ctx, *o); }; });

@@ -45,8 +45,9 @@ std::vector<ExpertAllToAllSample> read_aic_deepep_table(const std::string& path,
     for (const ExpertAllToAllPhase phase : {ExpertAllToAllPhase::kDispatch, ExpertAllToAllPhase::kCombine}) {
       const bool d = phase == ExpertAllToAllPhase::kDispatch;
       ExpertAllToAllSample s;
-      s.kernel = normal ? ExpertAllToAllKernel::kDeepEpNormal : ExpertAllToAllKernel::kDeepEpLowLatency;
-      s.phase = phase;
+      s.key.kernel = normal ? ExpertAllToAllKernel::kDeepEpNormal : ExpertAllToAllKernel::kDeepEpLowLatency;
+      s.key.phase = phase;
+      s.key.payload = d ? ExpertPayload::kFp8 : ExpertPayload::kBf16;
       s.exchange = x;
       if (normal) s.exchange.sms = static_cast<int>(rows.positive_count(d ? "dispatch_sms" : "combine_sms"));
       s.measured_s = rows.positive(normal ? (d ? "dispatch_transmit_us" : "combine_transmit_us")

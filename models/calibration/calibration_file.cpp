@@ -174,15 +174,12 @@ std::string collective_calibration_yaml(const CollectiveParams& p, const std::ve
     out += "  " + std::string(slot.name) + ": " +
            (slot.kind == CollectiveParamKind::kTime ? number_text(v * 1e6) + " us" : number_text(v)) + "\n";
   }
-  for (const ExpertAllToAllSlot& slot : expert_all_to_all_slots()) {  // written when fitted
-    const ExpertAllToAllCosts& c = p.expert_all_to_all.of(slot.kernel, slot.phase);
-    if (!c.fitted()) continue;
-    out += "  " + std::string(slot.name) + ": {floor: " + number_text(c.floor_s * 1e6) +
-           " us, expert_cost: " + number_text(c.expert_s * 1e9) + " ns, token_sm_time: " + number_text(c.token_sm_s * 1e9) +
-           " ns, pair_sm_time: " + number_text(c.pair_sm_s * 1e9) + " ns, token_sm_bandwidth: " +
-           number_text(c.token_sm_bandwidth / 1e9) + " GB/s, pair_sm_bandwidth: " + number_text(c.pair_sm_bandwidth / 1e9) +
-           " GB/s, link_bandwidth: " + number_text(c.link_bandwidth / 1e9) + " GB/s}\n";
-  }
+  for (const auto& [key, c] : p.expert_all_to_all)  // the fitted phases
+    out += "  " + expert_all_to_all_key_name(key) + ": {floor: " + number_text(c.floor_s * 1e6) +
+           " us, expert_cost: " + number_text(c.expert_s * 1e9) + " ns, token_time: " + number_text(c.token_s * 1e9) +
+           " ns, copy_time: " + number_text(c.copy_s * 1e9) + " ns, token_bandwidth: " + number_text(c.token_bandwidth / 1e9) +
+           " GB/s, unit_bandwidth: " + number_text(c.unit_bandwidth / 1e9) + " GB/s, link_bandwidth: " +
+           number_text(c.link_bandwidth / 1e9) + " GB/s}\n";
   return out;
 }
 

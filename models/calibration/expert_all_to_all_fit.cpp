@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstddef>
 
 #include "hw/error.hpp"
 #include "models/calibration/least_squares.hpp"
@@ -14,46 +15,47 @@ namespace exasim::models {
 
 namespace {
 
-constexpr int kLinear = 5;  // floor, expert_cost, token_sm_time, pair_sm_time, 1 / token_sm_bandwidth
+constexpr int kLinear = 5;  // floor, expert_cost, token_time, copy_time, 1 / token_bandwidth
 
 // The phase's time split into the five linear costs' multipliers and the payload's bytes over
 // the rate, for one sample.
 struct Terms {
   std::array<double, kLinear> f;
   double payload_bytes;  // copies x bytes per copy
-  int sms;
+  int senders;
   double measured;
 };
 
 Terms terms_of(const ExpertAllToAllSample& s, int device_sms) {
   const ExpertExchange& x = s.exchange;
   Terms t;
-  t.sms = expert_all_to_all_sms(s.kernel, x, device_sms);
-  const double copies = expert_all_to_all_copies(s.kernel, x);
-  t.f = {1.0, static_cast<double>(x.experts), x.tokens / t.sms, copies / t.sms, x.tokens * 2.0 * x.hidden / t.sms};
-  t.payload_bytes = copies * expert_all_to_all_payload_bytes(s.phase, x.hidden);
+  const int units = expert_all_to_all_work_units(s.key.kernel, x, device_sms);
+  t.senders = expert_all_to_all_senders(s.key.kernel, x, device_sms);
+  const double copies = expert_all_to_all_copies(s.key.kernel, x);
+  t.f = {1.0, static_cast<double>(x.experts), x.tokens / units, copies / units, x.tokens * 2.0 * x.hidden / units};
+  t.payload_bytes = copies * expert_all_to_all_payload(s.key, x.hidden);
   t.measured = s.measured_s;
   return t;
 }
 
 double rate_of(const Terms& t, double sm_bandwidth, double link_bandwidth) {
-  return std::min(t.sms * sm_bandwidth, link_bandwidth);
+  return std::min(t.senders * sm_bandwidth, link_bandwidth);
 }
 
 // Nonnegative least squares of the relative residuals for fixed rates: solve, drop the most
 // negative coefficient, solve again (the five costs rarely need more than two passes).
-std::array<double, kLinear> linear_costs(const std::vector<Terms>& ts, double sm_bw, double link_bw) {
+std::array<double, kLinear> linear_costs(const std::vector<Terms>& ts, double sm_bw, double link_bw,
+                                         const std::array<bool, kLinear>& used) {
   Eigen::Matrix<double, kLinear, kLinear> ata = Eigen::Matrix<double, kLinear, kLinear>::Zero();
   Eigen::Matrix<double, kLinear, 1> aty = Eigen::Matrix<double, kLinear, 1>::Zero();
   for (const Terms& t : ts) {
     Eigen::Matrix<double, kLinear, 1> a;
     for (int i = 0; i < kLinear; ++i) a(i) = t.f[i] / t.measured;
-    const double y = 1 - t.payload_bytes / rate_of(t, sm_bw, link_bw) / t.measured;
+    const double y = 1 - (t.payload_bytes > 0 ? t.payload_bytes / rate_of(t, sm_bw, link_bw) : 0.0) / t.measured;
     ata += a * a.transpose();
     aty += a * y;
   }
-  std::array<bool, kLinear> free;
-  free.fill(true);
+  std::array<bool, kLinear> free = used;
   std::array<double, kLinear> c{};
   for (int pass = 0; pass < kLinear; ++pass) {
     std::vector<int> idx;
@@ -86,10 +88,10 @@ ExpertAllToAllCosts costs_of(const std::array<double, kLinear>& c, double sm_bw,
   ExpertAllToAllCosts k;
   k.floor_s = c[0];
   k.expert_s = c[1];
-  k.token_sm_s = c[2];
-  k.pair_sm_s = c[3];
-  k.token_sm_bandwidth = c[4] > 0 ? 1 / c[4] : 0;
-  k.pair_sm_bandwidth = sm_bw;
+  k.token_s = c[2];
+  k.copy_s = c[3];
+  k.token_bandwidth = c[4] > 0 ? 1 / c[4] : 0;
+  k.unit_bandwidth = sm_bw;
   k.link_bandwidth = link_bw;
   return k;
 }
@@ -97,7 +99,7 @@ ExpertAllToAllCosts costs_of(const std::array<double, kLinear>& c, double sm_bw,
 double error_of(const std::vector<Terms>& ts, const std::array<double, kLinear>& c, double sm_bw, double link_bw) {
   double sum = 0;
   for (const Terms& t : ts) {
-    double p = t.payload_bytes / rate_of(t, sm_bw, link_bw);
+    double p = t.payload_bytes > 0 ? t.payload_bytes / rate_of(t, sm_bw, link_bw) : 0.0;
     for (int i = 0; i < kLinear; ++i) p += c[i] * t.f[i];
     sum += std::abs(p / t.measured - 1);
   }
@@ -106,12 +108,14 @@ double error_of(const std::vector<Terms>& ts, const std::array<double, kLinear>&
 
 }  // namespace
 
-bool expert_shape_held_out(const ExpertExchange& x, double fraction, unsigned seed) {
+bool expert_sample_held_out(const ExpertAllToAllSample& s, double fraction, unsigned seed) {
   if (fraction <= 0) return false;
+  const ExpertExchange& x = s.exchange;
   // splitmix64 of the shape: fixed and platform-independent (std::hash is not).
   std::uint64_t z = (static_cast<std::uint64_t>(x.hidden) << 32 | static_cast<std::uint64_t>(x.topk) << 16 |
                      static_cast<std::uint64_t>(x.experts)) +
                     seed * 0x9E3779B97F4A7C15ull;
+  if (!is_deepep(s.key.kernel)) z ^= static_cast<std::uint64_t>(x.tokens) * 0xD6E8FEB86659FD93ull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;
@@ -123,7 +127,7 @@ double expert_all_to_all_error(const std::vector<ExpertAllToAllSample>& samples,
   if (samples.empty()) return 0;
   double sum = 0;
   for (const ExpertAllToAllSample& s : samples)
-    sum += std::abs(expert_all_to_all_time(s.kernel, s.phase, s.exchange, device_sms, costs) / s.measured_s - 1);
+    sum += std::abs(expert_all_to_all_time(s.key, s.exchange, device_sms, costs) / s.measured_s - 1);
   return sum / static_cast<double>(samples.size());
 }
 
@@ -131,24 +135,37 @@ ExpertAllToAllFit fit_expert_all_to_all(const std::vector<ExpertAllToAllSample>&
                                         double held_out_fraction, unsigned seed) {
   ExpertAllToAllFit fit;
   for (const ExpertAllToAllSample& s : samples) {
-    if (s.kernel != samples.front().kernel || s.phase != samples.front().phase)
-      throw ConfigError("an expert all-to-all fit takes one kernel and phase", {s.source, s.line, ""},
-                        "fit dispatch and combine, normal and low-latency, apart");
-    (expert_shape_held_out(s.exchange, held_out_fraction, seed) ? fit.held_out : fit.fit_set).push_back(s);
+    if (s.key != samples.front().key)
+      throw ConfigError("an expert all-to-all fit takes one kernel, phase and format", {s.source, s.line, ""},
+                        "fit each phase of each kernel apart");
+    (expert_sample_held_out(s, held_out_fraction, seed) ? fit.held_out : fit.fit_set).push_back(s);
   }
-  require_samples_for_fit("expert all-to-all calls", fit.fit_set.size(), kLinear + 2);
+  if (fit.fit_set.empty()) require_samples_for_fit("expert all-to-all calls", 0, kLinear);
   std::vector<Terms> ts;
   for (const ExpertAllToAllSample& s : fit.fit_set) ts.push_back(terms_of(s, device_sms));
-  // The rates on a log grid (4% steps: 1-100 GB/s an SM, 50 GB/s-2 TB/s a GPU), then 0.5% and
+  std::array<bool, kLinear> used;
+  used.fill(true);
+  used[1] = std::any_of(ts.begin(), ts.end(), [&](const Terms& t) { return t.f[1] != ts.front().f[1]; });
+  const bool moves_rows = std::any_of(ts.begin(), ts.end(), [](const Terms& t) { return t.payload_bytes > 0; });
+  require_samples_for_fit("expert all-to-all calls", fit.fit_set.size(),
+                          static_cast<std::size_t>(std::count(used.begin(), used.end(), true)) + (moves_rows ? 2 : 0));
+  // The rates on a log grid (4% steps: from 1 GB/s a sender, 50 GB/s-2 TB/s a GPU), then 0.5% and
   // 0.05% steps around the best point.
   double best = INFINITY, best_sm = 0, best_link = 0;
   std::array<double, kLinear> best_c{};
+  if (!moves_rows) {  // prepare: no rows, no rates
+    fit.costs = costs_of(linear_costs(ts, 1, 1, used), 0, 0);
+    return fit;
+  }
   auto consider = [&](double sm_bw, double link_bw) {
-    const auto c = linear_costs(ts, sm_bw, link_bw);
+    const auto c = linear_costs(ts, sm_bw, link_bw, used);
     const double e = error_of(ts, c, sm_bw, link_bw);
     if (e < best) best = e, best_sm = sm_bw, best_link = link_bw, best_c = c;
   };
-  for (double sm = 1e9; sm <= 100e9; sm *= 1.04)
+  // A DeepEP sender is one SM: its loads and stores reach ~100-200 GB/s (64-128 B a clock); an
+  // NVLink kernel's is a peer, up to a GPU's whole NVLink.
+  const double sender_max = is_deepep(samples.front().key.kernel) ? 200e9 : 1500e9;
+  for (double sm = 1e9; sm <= sender_max; sm *= 1.04)
     for (double link = 50e9; link <= 2000e9; link *= 1.04) consider(sm, link);
   for (const double step : {1.005, 1.0005}) {
     const double sm0 = best_sm, link0 = best_link;

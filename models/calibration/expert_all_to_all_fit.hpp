@@ -1,9 +1,11 @@
 #pragma once
 // Fits one expert all-to-all phase's constants (models/collective/expert_all_to_all.hpp) to
 // measured calls of one GPU: the two rates by a search over a log grid (the time is piecewise in
-// them: an SM's rate until the link's is reached), the five linear costs at each grid point by
-// least squares on relative residuals with none negative. Whole shapes (hidden, top-k, experts)
-// are held out, as a new MoE model's would be, and predicted without refitting.
+// them: the senders' rate until the link's is reached), the five linear costs at each grid point
+// by least squares on relative residuals with none negative (the per-expert cost left out where
+// every call has the same experts: it would be the floor's). Held out and predicted without
+// refitting: whole shapes (hidden, top-k, experts), as a new MoE model's would be; where a table
+// has one shape (TensorRT-LLM's NVLink all-to-all), whole token counts.
 #include <string>
 #include <vector>
 
@@ -12,24 +14,24 @@
 namespace exasim::models {
 
 struct ExpertAllToAllSample {
-  ExpertAllToAllKernel kernel = ExpertAllToAllKernel::kDeepEpNormal;
-  ExpertAllToAllPhase phase = ExpertAllToAllPhase::kDispatch;
+  ExpertAllToAllKey key;
   ExpertExchange exchange;
   double measured_s = 0;
   std::string source;  // file
   int line = 0;
 };
 
-// Whether the sample's shape (hidden, topk, experts) is held out under `fraction` and `seed`.
-bool expert_shape_held_out(const ExpertExchange& x, double fraction, unsigned seed);
+// Whether the sample is held out under `fraction` and `seed`: its shape (hidden, topk, experts),
+// and for the NVLink kernels its token count.
+bool expert_sample_held_out(const ExpertAllToAllSample& s, double fraction, unsigned seed);
 
 struct ExpertAllToAllFit {
   ExpertAllToAllCosts costs;
   std::vector<ExpertAllToAllSample> fit_set, held_out;
 };
 
-// Fits `samples` (all of one kernel and phase, on a GPU of `device_sms` SMs). Throws ConfigError
-// when they mix kernels or phases, or are too few for the seven constants.
+// Fits `samples` (all of one key, on a GPU of `device_sms` SMs). Throws ConfigError when they mix
+// keys, or are too few for the constants.
 ExpertAllToAllFit fit_expert_all_to_all(const std::vector<ExpertAllToAllSample>& samples, int device_sms,
                                         double held_out_fraction, unsigned seed);
 

@@ -73,49 +73,42 @@ const CollectiveParamSlot& collective_param_slot(std::string_view name) {
   throw std::out_of_range("no collective parameter " + std::string(name));
 }
 
-const std::vector<ExpertAllToAllSlot>& expert_all_to_all_slots() {
-  using K = ExpertAllToAllKernel;
-  using Ph = ExpertAllToAllPhase;
-  static const std::vector<ExpertAllToAllSlot> kSlots = {
-      {"deepep_normal_dispatch", K::kDeepEpNormal, Ph::kDispatch},
-      {"deepep_normal_combine", K::kDeepEpNormal, Ph::kCombine},
-      {"deepep_ll_dispatch", K::kDeepEpLowLatency, Ph::kDispatch},
-      {"deepep_ll_combine", K::kDeepEpLowLatency, Ph::kCombine},
-  };
-  return kSlots;
-}
-
 namespace {
 
-// One phase's map: its seven constants, each required, with unit and a plausible range (a GPU's
-// per-call costs below a millisecond, per-item SM costs below 100 us, rates up to 10 TB/s).
-ExpertAllToAllCosts read_expert_all_to_all_costs(const Node& m) {
+// One phase's map: its constants with unit and a plausible range (a GPU's per-call costs below a
+// millisecond, per-item costs below 100 us, rates up to 10 TB/s); the rates are required where
+// the phase moves rows.
+ExpertAllToAllCosts read_expert_all_to_all_costs(const Node& m, bool moves_rows) {
   if (!m.is_map())
     m.fail("expected a map of the phase's constants",
-           "{floor: 26 us, expert_cost: 3 ns, token_sm_time: 300 ns, pair_sm_time: 30 ns, token_sm_bandwidth: 80 GB/s, "
-           "pair_sm_bandwidth: 23 GB/s, link_bandwidth: 430 GB/s}");
-  m.check_keys({"floor", "expert_cost", "token_sm_time", "pair_sm_time", "token_sm_bandwidth", "pair_sm_bandwidth",
-                "link_bandwidth"});
+           "{floor: 26 us, expert_cost: 3 ns, token_time: 300 ns, copy_time: 30 ns, token_bandwidth: 80 GB/s, "
+           "unit_bandwidth: 23 GB/s, link_bandwidth: 430 GB/s}");
+  m.check_keys({"floor", "expert_cost", "token_time", "copy_time", "token_bandwidth", "unit_bandwidth", "link_bandwidth"});
   auto time = [&](const char* key, double most) {
+    if (!m.has(key)) m.fail(std::string("missing ") + key, "every constant of the phase, 0 where it has none");
     const Node v = m[key];
     const double t = v.as_nonnegative_quantity(Dimension::kTime);
     if (t > most) v.fail(std::string(key) + " is implausibly large", "at most " + units::format(most, Dimension::kTime));
     return t;
   };
-  auto rate = [&](const char* key, bool zero_ok) {
+  auto rate = [&](const char* key, bool required) {
+    if (!m.has(key)) {
+      if (required) m.fail(std::string("missing ") + key, "a phase that moves rows needs its rates");
+      return 0.0;
+    }
     const Node v = m[key];
-    const double b = zero_ok ? v.as_nonnegative_quantity(Dimension::kBandwidth) : v.as_positive_quantity(Dimension::kBandwidth);
+    const double b = required ? v.as_positive_quantity(Dimension::kBandwidth) : v.as_nonnegative_quantity(Dimension::kBandwidth);
     if (b > 10e12) v.fail(std::string(key) + " is implausibly large", "a GPU moves at most a few TB/s");
     return b;
   };
   ExpertAllToAllCosts c;
   c.floor_s = time("floor", 1e-3);
   c.expert_s = time("expert_cost", 1e-5);
-  c.token_sm_s = time("token_sm_time", 1e-4);
-  c.pair_sm_s = time("pair_sm_time", 1e-4);
-  c.token_sm_bandwidth = rate("token_sm_bandwidth", true);
-  c.pair_sm_bandwidth = rate("pair_sm_bandwidth", false);
-  c.link_bandwidth = rate("link_bandwidth", false);
+  c.token_s = time("token_time", 1e-4);
+  c.copy_s = time("copy_time", 1e-4);
+  c.token_bandwidth = rate("token_bandwidth", false);
+  c.unit_bandwidth = rate("unit_bandwidth", moves_rows);
+  c.link_bandwidth = rate("link_bandwidth", moves_rows);
   return c;
 }
 
@@ -124,10 +117,11 @@ ExpertAllToAllCosts read_expert_all_to_all_costs(const Node& m) {
 void apply_collective_params(CollectiveParams& p, const Node& n) {
   std::vector<std::string> keys;
   for (const CollectiveParamSlot& s : collective_param_slots()) keys.emplace_back(s.name);
-  for (const ExpertAllToAllSlot& s : expert_all_to_all_slots()) keys.emplace_back(s.name);
+  for (const ExpertAllToAllKey& k : expert_all_to_all_keys()) keys.push_back(expert_all_to_all_key_name(k));
   n.check_keys(keys);
-  for (const ExpertAllToAllSlot& s : expert_all_to_all_slots())
-    if (n.has(s.name)) p.expert_all_to_all.of(s.kernel, s.phase) = read_expert_all_to_all_costs(n[s.name]);
+  for (const ExpertAllToAllKey& k : expert_all_to_all_keys())
+    if (const std::string name = expert_all_to_all_key_name(k); n.has(name))
+      p.expert_all_to_all[k] = read_expert_all_to_all_costs(n[name], k.phase != ExpertAllToAllPhase::kPrepare);
   for (const CollectiveParamSlot& s : collective_param_slots()) {
     if (!n.has(s.name)) continue;
     const Node v = n[s.name];

@@ -13,8 +13,7 @@
 //   ll_inter_step_overhead, ll128_step_overhead, ll128_inter_step_overhead, simple_base_latency,
 //   ll128_base_latency, launch_overhead,
 //   p2p_launch_overhead, custom_all_reduce_efficiency, custom_all_reduce_overhead, collective_sms, p2p_sms, userbuffers_reduce_scatter_sms,
-//   userbuffers_all_gather_sms; deepep_normal_dispatch, deepep_normal_combine, deepep_ll_dispatch,
-//   deepep_ll_combine (maps: expert_all_to_all.hpp)
+//   userbuffers_all_gather_sms; the expert all-to-all phases (maps: expert_all_to_all.hpp)
 #include <string>
 #include <string_view>
 #include <vector>
@@ -127,9 +126,10 @@ struct CollectiveParams {
   double userbuffers_reduce_scatter_sms = 16;
   double userbuffers_all_gather_sms = 1;
 
-  // DeepEP's expert all-to-all kernels (expert_all_to_all.hpp), per phase; unfitted (none) in the
-  // catalog defaults. Calibration keys deepep_normal_dispatch, deepep_normal_combine,
-  // deepep_ll_dispatch, deepep_ll_combine, each a map of the phase's constants.
+  // The MoE layers' expert all-to-all kernels (expert_all_to_all.hpp: DeepEP, TensorRT-LLM's
+  // NVLink all-to-all), per phase and format; none in the catalog defaults. Calibration keys
+  // expert_all_to_all_key_name() (deepep_normal_dispatch, nvlink_two_sided_dispatch_fp8, ...),
+  // each a map of the phase's constants.
   ExpertAllToAllParams expert_all_to_all;
 
   std::string source = "catalog defaults";  // where the values came from (a calibration file)
@@ -154,14 +154,6 @@ struct CollectiveParamSlot {
 const std::vector<CollectiveParamSlot>& collective_param_slots();
 // The slot called `name`; throws std::out_of_range when there is none.
 const CollectiveParamSlot& collective_param_slot(std::string_view name);
-
-// The calibration keys of the expert all-to-all phases (CollectiveParams::expert_all_to_all).
-struct ExpertAllToAllSlot {
-  const char* name;
-  ExpertAllToAllKernel kernel;
-  ExpertAllToAllPhase phase;
-};
-const std::vector<ExpertAllToAllSlot>& expert_all_to_all_slots();
 
 // Applies the keys present in `n` (a mapping) on top of `p`. Efficiencies must be in (0, 1].
 void apply_collective_params(CollectiveParams& p, const config::Node& n);

@@ -6,28 +6,67 @@
 
 namespace exasim::models {
 
+namespace {
+
+using K = ExpertAllToAllKernel;
+using Ph = ExpertAllToAllPhase;
+using F = ExpertPayload;
+
+}  // namespace
+
 std::string_view expert_all_to_all_kernel_name(ExpertAllToAllKernel k) {
-  return k == ExpertAllToAllKernel::kDeepEpNormal ? "deepep-normal" : "deepep-ll";
+  switch (k) {
+    case K::kDeepEpNormal: return "deepep-normal";
+    case K::kDeepEpLowLatency: return "deepep-ll";
+    case K::kNvlinkTwoSided: return "nvlink-two-sided";
+    case K::kNvlinkOneSided: return "nvlink-one-sided";
+  }
+  return "?";
 }
 
 std::optional<ExpertAllToAllKernel> parse_expert_all_to_all_kernel(std::string_view name) {
-  if (name == "deepep-normal") return ExpertAllToAllKernel::kDeepEpNormal;
-  if (name == "deepep-ll") return ExpertAllToAllKernel::kDeepEpLowLatency;
+  for (const K k : {K::kDeepEpNormal, K::kDeepEpLowLatency, K::kNvlinkTwoSided, K::kNvlinkOneSided})
+    if (name == expert_all_to_all_kernel_name(k)) return k;
   return std::nullopt;
 }
 
 std::string_view expert_all_to_all_phase_name(ExpertAllToAllPhase p) {
-  return p == ExpertAllToAllPhase::kDispatch ? "dispatch" : "combine";
+  return p == Ph::kPrepare ? "prepare" : p == Ph::kDispatch ? "dispatch" : "combine";
 }
 
-const ExpertAllToAllCosts& ExpertAllToAllParams::of(ExpertAllToAllKernel k, ExpertAllToAllPhase p) const {
-  const bool d = p == ExpertAllToAllPhase::kDispatch;
-  if (k == ExpertAllToAllKernel::kDeepEpNormal) return d ? normal_dispatch : normal_combine;
-  return d ? ll_dispatch : ll_combine;
+std::string_view expert_payload_name(ExpertPayload f) { return f == F::kBf16 ? "bf16" : f == F::kFp8 ? "fp8" : "nvfp4"; }
+
+std::optional<ExpertPayload> parse_expert_payload(std::string_view name) {
+  for (const F f : {F::kBf16, F::kFp8, F::kNvfp4})
+    if (name == expert_payload_name(f)) return f;
+  return std::nullopt;
 }
 
-ExpertAllToAllCosts& ExpertAllToAllParams::of(ExpertAllToAllKernel k, ExpertAllToAllPhase p) {
-  return const_cast<ExpertAllToAllCosts&>(static_cast<const ExpertAllToAllParams&>(*this).of(k, p));
+bool is_deepep(ExpertAllToAllKernel k) { return k == K::kDeepEpNormal || k == K::kDeepEpLowLatency; }
+
+const std::vector<ExpertAllToAllKey>& expert_all_to_all_keys() {
+  static const std::vector<ExpertAllToAllKey> kKeys = [] {
+    std::vector<ExpertAllToAllKey> out;
+    for (const K k : {K::kDeepEpNormal, K::kDeepEpLowLatency}) {
+      out.push_back({k, Ph::kDispatch, F::kFp8});
+      out.push_back({k, Ph::kCombine, F::kBf16});
+    }
+    for (const K k : {K::kNvlinkTwoSided, K::kNvlinkOneSided}) {
+      if (k == K::kNvlinkTwoSided) out.push_back({k, Ph::kPrepare, F::kBf16});
+      for (const F f : {F::kBf16, F::kFp8, F::kNvfp4}) out.push_back({k, Ph::kDispatch, f});
+      for (const F f : {F::kBf16, F::kNvfp4}) out.push_back({k, Ph::kCombine, f});
+    }
+    return out;
+  }();
+  return kKeys;
+}
+
+std::string expert_all_to_all_key_name(const ExpertAllToAllKey& k) {
+  std::string name(expert_all_to_all_kernel_name(k.kernel));
+  std::replace(name.begin(), name.end(), '-', '_');
+  name += "_" + std::string(expert_all_to_all_phase_name(k.phase));
+  if (!is_deepep(k.kernel) && k.phase != Ph::kPrepare) name += "_" + std::string(expert_payload_name(k.payload));
+  return name;
 }
 
 double expected_destination_ranks(int experts, int topk, int ranks) {
@@ -41,32 +80,61 @@ double expected_destination_ranks(int experts, int topk, int ranks) {
 }
 
 double expert_all_to_all_copies(ExpertAllToAllKernel k, const ExpertExchange& x) {
-  return k == ExpertAllToAllKernel::kDeepEpNormal ? x.tokens * expected_destination_ranks(x.experts, x.topk, x.ranks)
-                                                  : x.tokens * x.topk;
+  switch (k) {
+    case K::kDeepEpNormal: return x.tokens * expected_destination_ranks(x.experts, x.topk, x.ranks);
+    case K::kDeepEpLowLatency: return x.tokens * x.topk;
+    case K::kNvlinkTwoSided:
+    case K::kNvlinkOneSided:
+      return x.tokens * expected_destination_ranks(x.experts, x.topk, x.ranks) * (x.ranks - 1) / x.ranks;
+  }
+  return 0;
 }
 
-double expert_all_to_all_payload_bytes(ExpertAllToAllPhase p, int hidden) {
-  return p == ExpertAllToAllPhase::kDispatch ? hidden + 4.0 * std::ceil(hidden / 128.0) : 2.0 * hidden;
+double expert_payload_bytes(ExpertPayload f, int hidden) {
+  switch (f) {
+    case F::kBf16: return 2.0 * hidden;
+    case F::kFp8: return hidden + 4.0 * std::ceil(hidden / 128.0);
+    case F::kNvfp4: return hidden / 2.0 + std::ceil(hidden / 16.0);
+  }
+  return 0;
 }
 
-int expert_all_to_all_sms(ExpertAllToAllKernel k, const ExpertExchange& x, int device_sms) {
-  if (k == ExpertAllToAllKernel::kDeepEpNormal) return x.sms;
-  if (device_sms <= 0 || x.experts <= 0) return 0;
-  const int groups = (x.experts + device_sms - 1) / device_sms;  // warp groups a SM runs
-  return (x.experts + groups - 1) / groups;
+double expert_all_to_all_payload(const ExpertAllToAllKey& key, int hidden) {
+  return key.phase == Ph::kPrepare ? 0.0 : expert_payload_bytes(key.payload, hidden);
 }
 
-double expert_all_to_all_time(ExpertAllToAllKernel k, ExpertAllToAllPhase p, const ExpertExchange& x, int device_sms,
+int expert_all_to_all_work_units(ExpertAllToAllKernel k, const ExpertExchange& x, int device_sms) {
+  if (k == K::kDeepEpNormal) return x.sms;
+  if (k == K::kDeepEpLowLatency) {
+    if (device_sms <= 0 || x.experts <= 0) return 0;
+    const int groups = (x.experts + device_sms - 1) / device_sms;  // warp groups an SM runs
+    return (x.experts + groups - 1) / groups;
+  }
+  return 1;
+}
+
+int expert_all_to_all_senders(ExpertAllToAllKernel k, const ExpertExchange& x, int device_sms) {
+  return is_deepep(k) ? expert_all_to_all_work_units(k, x, device_sms) : x.ranks - 1;
+}
+
+double expert_all_to_all_time(const ExpertAllToAllKey& key, const ExpertExchange& x, int device_sms,
                               const ExpertAllToAllCosts& c) {
-  if (!c.fitted()) throw std::invalid_argument("expert all-to-all costs not fitted");
-  const int sms = expert_all_to_all_sms(k, x, device_sms);
-  if (sms <= 0 || x.tokens < 0 || x.hidden <= 0) throw std::invalid_argument("expert all-to-all: malformed exchange");
-  const double copies = expert_all_to_all_copies(k, x);
+  const int units = expert_all_to_all_work_units(key.kernel, x, device_sms);
+  const int senders = expert_all_to_all_senders(key.kernel, x, device_sms);
+  if (units <= 0 || senders <= 0 || x.tokens < 0 || x.hidden <= 0)
+    throw std::invalid_argument("expert all-to-all: malformed exchange");
+  const double copies = expert_all_to_all_copies(key.kernel, x);
   const double row_bytes = 2.0 * x.hidden;
-  const double per_sm = x.tokens * c.token_sm_s + copies * c.pair_sm_s +
-                        (c.token_sm_bandwidth > 0 ? x.tokens * row_bytes / c.token_sm_bandwidth : 0.0);
-  const double rate = std::min(sms * c.pair_sm_bandwidth, c.link_bandwidth);
-  return c.floor_s + x.experts * c.expert_s + per_sm / sms + copies * expert_all_to_all_payload_bytes(p, x.hidden) / rate;
+  const double work = x.tokens * c.token_s + copies * c.copy_s +
+                      (c.token_bandwidth > 0 ? x.tokens * row_bytes / c.token_bandwidth : 0.0);
+  double t = c.floor_s + x.experts * c.expert_s + work / units;
+  const double payload = copies * expert_all_to_all_payload(key, x.hidden);
+  if (payload > 0) {
+    if (!(c.unit_bandwidth > 0 && c.link_bandwidth > 0))
+      throw std::invalid_argument("expert all-to-all: a phase moving rows needs its rates");
+    t += payload / std::min(senders * c.unit_bandwidth, c.link_bandwidth);
+  }
+  return t;
 }
 
 }  // namespace exasim::models

@@ -1,40 +1,52 @@
 #pragma once
-// DeepEP's expert-parallel all-to-all (github deepseek-ai/DeepEP): an MoE layer's dispatch (each
-// token to the GPUs holding its routed experts) and combine (the experts' outputs back, summed),
-// as the kernels run inside one NVLink domain, not as a generic all-to-all of equal buffers.
+// The expert-parallel all-to-all kernels of MoE layers inside one NVLink domain: an MoE layer's
+// dispatch (each token to the GPUs holding its routed experts) and combine (the experts' outputs
+// back, summed), not a generic all-to-all of equal buffers.
 //
-// - normal (prefill, training): a token goes once to each GPU holding one of its top-k experts
-//   (expected distinct destinations under uniform routing, expected_destination_ranks), over
-//   `sms` SMs the caller gives the kernel (DeepEP's Buffer.set_num_sms; pairs of sender and
-//   receiver SMs, one channel each).
-// - low-latency (decode): a token goes once per routed expert (top-k copies, no deduplication),
-//   sent by as many SMs as the kernel takes for the experts (ll_sms: one warp group per expert,
-//   up to the GPU's SMs).
-// Dispatch moves fp8 rows with one fp32 scale per 128 elements (both kernels' default); combine
-// moves bf16 rows and sums them. Both the measured tables' rates show it: a bf16 dispatch would
-// put H100's 24-SM dispatch at 700 GB/s, beyond its 450 GB/s of NVLink a direction.
+// - DeepEP normal (github deepseek-ai/DeepEP; prefill, training): a token goes once to each GPU
+//   holding one of its top-k experts (expected distinct destinations under uniform routing,
+//   expected_destination_ranks), over `sms` SMs the caller gives the kernel (Buffer.set_num_sms).
+// - DeepEP low-latency (decode): a token goes once per routed expert (top-k copies, no
+//   deduplication), sent by as many SMs as the kernel takes for the experts (one warp group an
+//   expert, up to the GPU's SMs).
+//   Both DeepEP kernels dispatch fp8 rows with one fp32 scale per 128 elements (their default)
+//   and combine bf16 rows. The measured tables show it: a bf16 dispatch would put H100's 24-SM
+//   dispatch at 700 GB/s, beyond its 450 GB/s of NVLink a direction.
+// - TensorRT-LLM's NVLink all-to-all of NVL72 racks (two-sided: a prepare kernel exchanges the
+//   per-GPU counts, then dispatch and combine; one-sided: dispatch and combine write straight
+//   into the peers' memory): a token goes once to each other GPU holding one of its experts, the
+//   copies to the G - 1 peers in parallel. Dispatch in bf16, fp8 or nvfp4; combine in bf16, or
+//   nvfp4 (TensorRT-LLM's low-precision combine).
 //
-// One phase's time on a GPU:
-//   floor + experts x expert_cost + (tokens x token_sm_time + copies x pair_sm_time
-//        + tokens x row_bytes / token_sm_bandwidth) / sms + copies x payload / min(sms x pair_sm_bandwidth, link_bandwidth)
-// floor: launch, the layout / count handshake and the closing barrier; expert_cost: each
-// expert's count signal and receive flag; token_sm_time and the bf16 row (2 x hidden bytes, read
-// for dispatch's cast, written by combine's sum) at token_sm_bandwidth: what each SM does per
-// token; pair_sm_time: per copy (address math, flags). The copies' payload streams at each SM's
-// rate up to the GPU's link rate. Every constant is fitted per GPU on AIConfigurator's
-// wideep_deepep_normal / _ll tables (models/calibration/expert_all_to_all_fit.hpp).
+// One phase's time on a GPU, with U the units that share the per-item work (DeepEP: its SMs;
+// NVLink kernels: one, their SMs being fixed) and P the parallel senders of the payload (DeepEP:
+// its SMs; NVLink kernels: the peers):
+//   floor + experts x expert_cost + (tokens x token_time + copies x copy_time
+//        + tokens x row_bytes / token_bandwidth) / U + copies x payload / min(P x unit_bandwidth, link_bandwidth)
+// floor: launch, the count handshake and the closing barrier; expert_cost: each expert's count
+// signal and receive flag; token_time and the bf16 row (2 x hidden bytes, read for the cast,
+// written by the sum) at token_bandwidth: the work per token; copy_time: per copy (address math,
+// flags). Every constant is fitted per GPU and phase on AIConfigurator's tables
+// (models/calibration/expert_all_to_all_fit.hpp).
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace exasim::models {
 
-enum class ExpertAllToAllKernel { kDeepEpNormal, kDeepEpLowLatency };
-enum class ExpertAllToAllPhase { kDispatch, kCombine };
+enum class ExpertAllToAllKernel { kDeepEpNormal, kDeepEpLowLatency, kNvlinkTwoSided, kNvlinkOneSided };
+enum class ExpertAllToAllPhase { kPrepare, kDispatch, kCombine };
+// The format of the rows a phase moves.
+enum class ExpertPayload { kBf16, kFp8, kNvfp4 };
 
-std::string_view expert_all_to_all_kernel_name(ExpertAllToAllKernel k);  // "deepep-normal", "deepep-ll"
+std::string_view expert_all_to_all_kernel_name(ExpertAllToAllKernel k);  // "deepep-normal", "deepep-ll", "nvlink-two-sided", "nvlink-one-sided"
 std::optional<ExpertAllToAllKernel> parse_expert_all_to_all_kernel(std::string_view name);
-std::string_view expert_all_to_all_phase_name(ExpertAllToAllPhase p);  // "dispatch", "combine"
+std::string_view expert_all_to_all_phase_name(ExpertAllToAllPhase p);  // "prepare", "dispatch", "combine"
+std::string_view expert_payload_name(ExpertPayload f);                  // "bf16", "fp8", "nvfp4"
+std::optional<ExpertPayload> parse_expert_payload(std::string_view name);
+bool is_deepep(ExpertAllToAllKernel k);
 
 // One rank's side of one MoE layer's exchange.
 struct ExpertExchange {
@@ -43,42 +55,61 @@ struct ExpertExchange {
   int topk = 0;       // experts each token is routed to
   int experts = 0;    // routed experts of the layer, spread evenly over the ranks
   int ranks = 0;      // GPUs of the expert-parallel group
-  int sms = 0;        // normal kernel: SMs given to it (DeepEP's default 20 on H800); LL: unused
+  int sms = 0;        // DeepEP normal: SMs given to it (DeepEP's default 20 on H800); others: unused
 };
 
-// A phase's constants on one GPU (the formula above). pair_sm_bandwidth 0: not fitted.
+// A phase's constants on one GPU (the formula above). The rates are 0 for a phase that moves no
+// rows (prepare).
 struct ExpertAllToAllCosts {
   double floor_s = 0;
   double expert_s = 0;
-  double token_sm_s = 0;
-  double pair_sm_s = 0;
-  double token_sm_bandwidth = 0;  // B/s per SM, 0: no per-token byte cost
-  double pair_sm_bandwidth = 0;   // B/s per SM
-  double link_bandwidth = 0;      // B/s out of one GPU
-  bool fitted() const { return pair_sm_bandwidth > 0 && link_bandwidth > 0; }
+  double token_s = 0;
+  double copy_s = 0;
+  double token_bandwidth = 0;  // B/s per unit, 0: no per-token byte cost
+  double unit_bandwidth = 0;   // B/s per parallel sender
+  double link_bandwidth = 0;   // B/s out of one GPU
 };
 
-// The four phases' constants of one node (CollectiveParams::expert_all_to_all).
-struct ExpertAllToAllParams {
-  ExpertAllToAllCosts normal_dispatch, normal_combine, ll_dispatch, ll_combine;
-  const ExpertAllToAllCosts& of(ExpertAllToAllKernel k, ExpertAllToAllPhase p) const;
-  ExpertAllToAllCosts& of(ExpertAllToAllKernel k, ExpertAllToAllPhase p);
+// Which constants: a kernel's phase moving rows of one format.
+struct ExpertAllToAllKey {
+  ExpertAllToAllKernel kernel = ExpertAllToAllKernel::kDeepEpNormal;
+  ExpertAllToAllPhase phase = ExpertAllToAllPhase::kDispatch;
+  ExpertPayload payload = ExpertPayload::kFp8;
+  auto operator<=>(const ExpertAllToAllKey&) const = default;
 };
+// Every phase a kernel has, with the formats it moves: DeepEP dispatch fp8 and combine bf16;
+// NVLink two-sided prepare (no rows: keyed bf16), dispatch in each format, combine bf16 or nvfp4;
+// one-sided dispatch in each format, combine bf16 or nvfp4.
+const std::vector<ExpertAllToAllKey>& expert_all_to_all_keys();
+// The calibration key of the constants: deepep_normal_dispatch, deepep_ll_combine,
+// nvlink_two_sided_prepare, nvlink_two_sided_dispatch_fp8, nvlink_one_sided_combine_nvfp4, ...
+std::string expert_all_to_all_key_name(const ExpertAllToAllKey& k);
+
+// The fitted constants of one node (CollectiveParams::expert_all_to_all): a phase is fitted when
+// present.
+using ExpertAllToAllParams = std::map<ExpertAllToAllKey, ExpertAllToAllCosts>;
 
 // Expected GPUs a token's top-k experts land on, of `ranks` holding experts / ranks each, when
 // the k experts are drawn uniformly without replacement: ranks x (1 - C(E - E/R, k) / C(E, k)).
 double expected_destination_ranks(int experts, int topk, int ranks);
-// Copies a rank sends: tokens x expected destinations (normal) or tokens x topk (low-latency).
+// Copies a rank sends: tokens x expected destinations (DeepEP normal), tokens x topk (DeepEP
+// low-latency), tokens x expected destinations x (R - 1) / R (NVLink kernels: the peers only).
 double expert_all_to_all_copies(ExpertAllToAllKernel k, const ExpertExchange& x);
-// Bytes of one copy: fp8 row with an fp32 scale per 128 elements (dispatch), bf16 row (combine).
-double expert_all_to_all_payload_bytes(ExpertAllToAllPhase p, int hidden);
-// SMs the kernel runs on: the caller's (normal); the low-latency kernel's own for `experts` on a
-// GPU of `device_sms` SMs: ceil(E / ceil(E / device_sms)) (DeepEP internode_ll.cu).
-int expert_all_to_all_sms(ExpertAllToAllKernel k, const ExpertExchange& x, int device_sms);
+// Bytes of one row of `hidden` elements: bf16 2 B an element; fp8 1 B and an fp32 scale per 128;
+// nvfp4 half a byte and an fp8 scale per 16.
+double expert_payload_bytes(ExpertPayload f, int hidden);
+// The units sharing the per-item work (U above) and the payload's parallel senders (P): DeepEP
+// normal its `sms`; DeepEP low-latency ceil(E / ceil(E / device_sms)) (internode_ll.cu); NVLink
+// kernels 1 and the G - 1 peers.
+int expert_all_to_all_work_units(ExpertAllToAllKernel k, const ExpertExchange& x, int device_sms);
+int expert_all_to_all_senders(ExpertAllToAllKernel k, const ExpertExchange& x, int device_sms);
 
-// Seconds of one phase on one rank (the formula above); throws std::invalid_argument when the
-// costs are not fitted or the exchange is malformed (callers check their inputs first).
-double expert_all_to_all_time(ExpertAllToAllKernel k, ExpertAllToAllPhase p, const ExpertExchange& x, int device_sms,
+// Bytes of one copy of the phase: its format's row; none for prepare.
+double expert_all_to_all_payload(const ExpertAllToAllKey& key, int hidden);
+
+// Seconds of one phase on one rank (the formula above); throws std::invalid_argument on a
+// malformed exchange or a phase that moves rows without rates (callers check their inputs first).
+double expert_all_to_all_time(const ExpertAllToAllKey& key, const ExpertExchange& x, int device_sms,
                               const ExpertAllToAllCosts& c);
 
 }  // namespace exasim::models
