@@ -140,6 +140,13 @@ void read_engine(const Node& n, ServingConfig& c) {
   }
   if (n.has("decode_attention")) c.decode_attention_matrix = n["decode_attention"].as_choice({"vector", "matrix"}) == "matrix";
   if (n.has("sliding_window_kv")) c.sliding_window_kv_window = n["sliding_window_kv"].as_choice({"window", "full"}) == "window";
+  if (n.has("moe_all_to_all")) {
+    const std::string k = n["moe_all_to_all"].as_choice({"nccl", "deepep", "nvlink-two-sided"});
+    using serving::MoeAllToAll;
+    c.moe_all_to_all = k == "deepep"             ? MoeAllToAll::kDeepEp
+                       : k == "nvlink-two-sided" ? MoeAllToAll::kNvlinkTwoSided
+                                                 : MoeAllToAll::kNccl;
+  }
   c.cpu_overhead_s = n.has("cpu_overhead") ? n["cpu_overhead"].as_nonnegative_quantity(units::Dimension::kTime)
                                            : kDefaultCpuOverheadS;
 }
@@ -151,7 +158,7 @@ ServingConfig read_serving(const Node& n, const hw::Catalog& catalog, const topo
   n.expect_map();
   n.check_keys({"replicas", "parallelism", "precision", "kv_cache_dtype", "scheduler", "max_batch_tokens", "max_num_seqs",
                 "chunked_prefill", "block_size", "watermark", "preemption", "swap_space", "prefix_caching",
-                "gpu_memory_utilization", "kv_cache_free_memory_fraction", "cpu_overhead", "decode_attention", "sliding_window_kv", "disaggregation", "router", "workload", "slo", "speculative"});
+                "gpu_memory_utilization", "kv_cache_free_memory_fraction", "cpu_overhead", "decode_attention", "sliding_window_kv", "moe_all_to_all", "disaggregation", "router", "workload", "slo", "speculative"});
   ServingConfig c;
   c.base_dir = base_dir;
   if (n.has("precision")) c.precision = read_dtype(n["precision"], {"fp32", "fp16", "bf16", "fp8", "fp4", "int8"});

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "models/collective/custom_all_reduce.hpp"
+#include "models/collective/expert_all_to_all.hpp"
 #include "models/kernel/kernel_models.hpp"
 #include "models/kernel/moe_experts_model.hpp"
 
@@ -173,7 +175,39 @@ double IterationCostModel::layer_linear_time(double tokens, bool moe_layer) cons
 
 // Collectives of one layer: all-reduces after attention and MLP (TP), or the MoE token dispatch
 // and combine all-to-alls when experts are spread over ep ranks.
-double IterationCostModel::layer_comm_time(double tokens, bool moe_layer) const {
+std::vector<models::ExpertAllToAllKey> expert_exchange_keys(MoeAllToAll kind, DType precision, bool decode_only) {
+  using K = models::ExpertAllToAllKernel;
+  using Ph = models::ExpertAllToAllPhase;
+  using F = models::ExpertPayload;
+  if (kind == MoeAllToAll::kDeepEp) {  // fp8 dispatch, bf16 combine, as measured
+    const K k = decode_only ? K::kDeepEpLowLatency : K::kDeepEpNormal;
+    return {{k, Ph::kDispatch, F::kFp8}, {k, Ph::kCombine, F::kBf16}};
+  }
+  if (kind == MoeAllToAll::kNvlinkTwoSided) {  // TensorRT-LLM dispatches in the MoE's quantized format
+    const F f = precision == DType::kFp8 ? F::kFp8 : precision == DType::kFp4 ? F::kNvfp4 : F::kBf16;
+    return {{K::kNvlinkTwoSided, Ph::kPrepare, F::kBf16}, {K::kNvlinkTwoSided, Ph::kDispatch, f},
+            {K::kNvlinkTwoSided, Ph::kCombine, F::kBf16}};
+  }
+  return {};
+}
+
+double IterationCostModel::expert_exchange_time(double tokens, bool decode_only) const {
+  const ModelSpec& m = in_.model;
+  const int ep = in_.parallelism.ep;
+  const auto keys = expert_exchange_keys(in_.moe_all_to_all, in_.precision, decode_only);
+  // Each rank routes its share of the iteration's tokens, on DeepEP's default 20 SMs.
+  const models::ExpertExchange x{tokens / ep, static_cast<int>(m.hidden), m.moe->top_k, m.moe->experts, ep, 20};
+  double t = 0;
+  for (const models::ExpertAllToAllKey& key : keys) {
+    const auto c = in_.collective.expert_all_to_all.find(key);
+    if (c == in_.collective.expert_all_to_all.end())
+      throw std::logic_error("expert all-to-all constants missing: " + models::expert_all_to_all_key_name(key));
+    t += models::expert_all_to_all_time(key, x, in_.gpu.sm_count, c->second);
+  }
+  return t;
+}
+
+double IterationCostModel::layer_comm_time(double tokens, bool moe_layer, bool decode_only) const {
   const int tp = in_.parallelism.tp, ep = in_.parallelism.ep;
   const double h = static_cast<double>(in_.model.hidden);
   auto coll = [&](models::Collective op, double bytes, int ranks) {
@@ -185,7 +219,9 @@ double IterationCostModel::layer_comm_time(double tokens, bool moe_layer) const 
     return models::engine_all_reduce_time(nccl, bytes, ranks, in_.links.intra_bandwidth, in_.collective);
   };
   double t = coll(models::Collective::kAllReduce, tokens * h * kActBytes, tp);
-  if (moe_layer && ep > 1) {
+  if (moe_layer && ep > 1 && in_.moe_all_to_all != MoeAllToAll::kNccl) {
+    t += expert_exchange_time(tokens, decode_only);
+  } else if (moe_layer && ep > 1) {
     const double per_rank = tokens * in_.model.moe->top_k * h * kActBytes / ep;
     t += 2 * coll(models::Collective::kAllToAll, per_rank, ep);
   } else {
@@ -209,17 +245,19 @@ double IterationCostModel::head_time(double sampled) const {
   return t;
 }
 
-double IterationCostModel::cached_linear(std::int64_t tokens) const {
+double IterationCostModel::cached_linear(std::int64_t tokens, bool decode_only) const {
+  // Only DeepEP's two kernels make a decode-only iteration's linear time differ.
+  decode_only = decode_only && in_.moe_all_to_all == MoeAllToAll::kDeepEp;
+  std::vector<double>& cache = decode_only ? decode_linear_cache_ : linear_cache_;
   const bool cacheable = tokens < kCacheLimit;
-  if (cacheable && static_cast<std::size_t>(tokens) < linear_cache_.size() &&
-      !std::isnan(linear_cache_[static_cast<std::size_t>(tokens)]))
-    return linear_cache_[static_cast<std::size_t>(tokens)];
+  if (cacheable && static_cast<std::size_t>(tokens) < cache.size() && !std::isnan(cache[static_cast<std::size_t>(tokens)]))
+    return cache[static_cast<std::size_t>(tokens)];
   const ModelSpec& m = in_.model;
   const double T = static_cast<double>(tokens);
   const int dense = m.moe ? std::min(m.moe->dense_layers, m.layers) : m.layers;
   const int moe_layers = m.layers - dense;
-  double t = dense * (layer_linear_time(T, false) + layer_comm_time(T, false));
-  if (moe_layers > 0) t += moe_layers * (layer_linear_time(T, true) + layer_comm_time(T, true));
+  double t = dense * (layer_linear_time(T, false) + layer_comm_time(T, false, decode_only));
+  if (moe_layers > 0) t += moe_layers * (layer_linear_time(T, true) + layer_comm_time(T, true, decode_only));
   t += models::memory_op(in_.gpu, in_.kernel, models::MemoryOp::kEmbedding, kAct, T, static_cast<double>(m.hidden)).time_s;
   const int pp = in_.parallelism.pp;
   if (pp > 1) {  // activations handed from stage to stage
@@ -230,15 +268,15 @@ double IterationCostModel::cached_linear(std::int64_t tokens) const {
   }
   if (cacheable) {
     const auto i = static_cast<std::size_t>(tokens);
-    if (linear_cache_.size() <= i) linear_cache_.resize(std::max(i + 1, linear_cache_.size() * 2), std::nan(""));
-    linear_cache_[i] = t;
+    if (cache.size() <= i) cache.resize(std::max(i + 1, cache.size() * 2), std::nan(""));
+    cache[i] = t;
   }
   return t;
 }
 
-double IterationCostModel::linear_time(double tokens, double sampled) const {
+double IterationCostModel::linear_time(double tokens, double sampled, bool decode_only) const {
   if (tokens <= 0) return 0;
-  return cached_linear(static_cast<std::int64_t>(std::llround(tokens))) + head_time(sampled);
+  return cached_linear(static_cast<std::int64_t>(std::llround(tokens)), decode_only) + head_time(sampled);
 }
 
 double IterationCostModel::attention_time(const BatchShape& b) const {
@@ -291,7 +329,7 @@ IterationTime IterationCostModel::time(const BatchShape& b) const {
   double prefill_tokens = 0;
   for (const PrefillChunk& c : b.prefills) prefill_tokens += c.tokens;
   const double tokens = prefill_tokens + b.decodes * per_decode;
-  r.linear = linear_time(tokens, b.sampled);
+  r.linear = linear_time(tokens, b.sampled, prefill_tokens == 0);
   r.attention = attention_time(b);
   if (draft_ && (b.decodes > 0 || prefill_tokens > 0)) {
     // The draft model keeps its own KV: it prefills the same chunks and runs k decode steps.

@@ -16,6 +16,7 @@
 #include "hw/dtype.hpp"
 #include "hw/gpu_spec.hpp"
 #include "models/collective/collective_model.hpp"
+#include "models/collective/expert_all_to_all.hpp"
 #include "models/kernel/kernel_params.hpp"
 #include "workloads/model/model_spec.hpp"
 #include "workloads/serving/serving_config.hpp"
@@ -66,7 +67,14 @@ struct CostModelInputs {
   double host_link_bandwidth = 0;  // B/s GPU <-> host (PCIe) for swapping
   const SpeculativeConfig* speculative = nullptr;
   bool decode_attention_matrix = false;  // ServingConfig::decode_attention_matrix
+  MoeAllToAll moe_all_to_all = MoeAllToAll::kNccl;  // ServingConfig::moe_all_to_all
 };
+
+// The expert all-to-all phases an MoE layer's exchange runs on `kind` (none for NCCL): DeepEP's
+// normal kernel, or its low-latency one for a decode-only iteration, fp8 dispatch and bf16
+// combine as measured; TensorRT-LLM's NVLink prepare, dispatch in the serving precision's format
+// (fp8, nvfp4 for fp4, else bf16) and bf16 combine.
+std::vector<models::ExpertAllToAllKey> expert_exchange_keys(MoeAllToAll kind, DType precision, bool decode_only);
 
 class IterationCostModel {
  public:
@@ -80,8 +88,9 @@ class IterationCostModel {
   double prefill_time(double prompt_tokens) const;
   double decode_step_time(double batch, double context) const;
 
-  // Parts, exposed for tests that recompute them from the kernel models by hand.
-  double linear_time(double tokens, double sampled) const;  // all layers + embedding + LM head, comm included
+  // Parts, exposed for tests that recompute them from the kernel models by hand. decode_only: an
+  // iteration without prefill tokens (DeepEP's low-latency kernels then, moe_all_to_all deepep).
+  double linear_time(double tokens, double sampled, bool decode_only = false) const;  // all layers + embedding + LM head, comm included
   double attention_time(const BatchShape& batch) const;      // all layers
 
   const CostModelInputs& inputs() const { return in_; }
@@ -89,13 +98,16 @@ class IterationCostModel {
  private:
   double layer_linear_time(double tokens, bool moe_layer) const;
   double layer_attention_time(const BatchShape& batch, double window) const;  // one layer; window 0: full
-  double layer_comm_time(double tokens, bool moe_layer) const;
+  double layer_comm_time(double tokens, bool moe_layer, bool decode_only) const;
+  // An MoE layer's dispatch and combine on the expert all-to-all kernels (moe_all_to_all not nccl).
+  double expert_exchange_time(double tokens, bool decode_only) const;
   double head_time(double sampled) const;
-  double cached_linear(std::int64_t tokens) const;
+  double cached_linear(std::int64_t tokens, bool decode_only) const;
 
   CostModelInputs in_;
   std::unique_ptr<IterationCostModel> draft_;
   mutable std::vector<double> linear_cache_;  // by token count: linear time without the LM head
+  mutable std::vector<double> decode_linear_cache_;  // the same for decode-only iterations, where they differ
 };
 
 }  // namespace exasim::workloads::serving

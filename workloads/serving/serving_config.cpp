@@ -13,6 +13,15 @@ const char* pool_role_name(PoolRole r) {
   return "?";
 }
 
+const char* moe_all_to_all_name(MoeAllToAll k) {
+  switch (k) {
+    case MoeAllToAll::kNccl: return "nccl";
+    case MoeAllToAll::kDeepEp: return "deepep";
+    case MoeAllToAll::kNvlinkTwoSided: return "nvlink-two-sided";
+  }
+  return "?";
+}
+
 double SpeculativeConfig::expected_tokens_per_step() const {
   if (acceptance >= 1) return tokens + 1.0;
   return (1 - std::pow(acceptance, tokens + 1)) / (1 - acceptance);

@@ -55,6 +55,15 @@ struct SloConfig {
 
 enum class Preemption { kRecompute, kSwap };
 
+// The kernel an MoE model's expert-parallel dispatch and combine run on (key `moe_all_to_all`):
+// NCCL's all-to-all of equal buffers (vLLM's default); DeepEP (SGLang's and vLLM's
+// --enable-deepep / all2all-backend deepep, mode auto: the normal kernel for iterations with
+// prefill tokens, the low-latency one for decode-only iterations); TensorRT-LLM's NVLink
+// two-sided all-to-all of NVL72 racks. The last two run on the node calibration's fitted
+// constants (models/collective/expert_all_to_all.hpp) inside one NVLink domain.
+enum class MoeAllToAll { kNccl, kDeepEp, kNvlinkTwoSided };
+const char* moe_all_to_all_name(MoeAllToAll k);  // "nccl", "deepep", "nvlink-two-sided"
+
 struct ServingConfig {
   std::vector<PoolConfig> pools;  // mixed; or prefill then decode
   DType precision = DType::kBf16;     // weights and GEMMs
@@ -86,6 +95,7 @@ struct ServingConfig {
   // cache) or keeps every layer's whole context (false: vLLM before). Key `sliding_window_kv:
   // window | full`.
   bool sliding_window_kv_window = true;
+  MoeAllToAll moe_all_to_all = MoeAllToAll::kNccl;
   std::string router = "round-robin";   // router.hpp table
   std::optional<SpeculativeConfig> speculative;
   SloConfig slo;

@@ -52,6 +52,7 @@ nlohmann::json serving_result_json(const Scenario& s, const ServingResult& r, co
             {"cpu_overhead_s", c.cpu_overhead_s},
             {"decode_attention", c.decode_attention_matrix ? "matrix" : "vector"},
             {"sliding_window_kv", c.sliding_window_kv_window ? "window" : "full"},
+            {"moe_all_to_all", moe_all_to_all_name(c.moe_all_to_all)},
             {"workload", workload}}},
           {"requests_completed", r.completed},
           {"requests_rejected", r.rejected},

@@ -28,6 +28,31 @@ struct Later {
   bool operator()(const Event& x, const Event& y) const { return x.t > y.t || (x.t == y.t && x.seq > y.seq); }
 };
 
+// An MoE model's exchange on the expert all-to-all kernels (serving.moe_all_to_all) needs their
+// fitted constants in the node's calibration and an expert-parallel group inside one NVLink
+// domain (the kernels' internode variants are not modelled).
+void check_moe_all_to_all(const ServingInputs& in) {
+  const ServingConfig& cfg = in.config;
+  if (cfg.moe_all_to_all == MoeAllToAll::kNccl || !in.model.moe) return;
+  const std::string kind = moe_all_to_all_name(cfg.moe_all_to_all);
+  for (const PoolConfig& pc : cfg.pools) {
+    const int ep = pc.parallelism.ep;
+    if (ep <= 1) continue;
+    if (ep > in.cluster.gpus_per_node)
+      throw ConfigError("moe_all_to_all " + kind + " runs inside one NVLink domain of " +
+                            std::to_string(in.cluster.gpus_per_node) + " GPUs; ep " + std::to_string(ep) + " spans nodes",
+                        {"", 0, "serving.moe_all_to_all"}, "use moe_all_to_all: nccl, or ep <= " + std::to_string(in.cluster.gpus_per_node));
+    for (const bool decode_only : {false, true})
+      for (const models::ExpertAllToAllKey& key : expert_exchange_keys(cfg.moe_all_to_all, cfg.precision, decode_only))
+        if (!in.collective.expert_all_to_all.contains(key))
+          throw ConfigError("moe_all_to_all " + kind + ": the collective parameters (" + in.collective.source + ") have no " +
+                                models::expert_all_to_all_key_name(key),
+                            {"", 0, "serving.moe_all_to_all"},
+                            "run on a node calibration that measured it (calibration: measured on dgx-h100, dgx-h200, dgx-b200 "
+                            "for deepep; gb200-nvl72 for both), or moe_all_to_all: nccl");
+  }
+}
+
 struct Pool {
   PoolConfig config;
   ReplicaMemory memory;
@@ -103,6 +128,7 @@ void ServingRun::build() {
                         std::to_string(in_.cluster.gpu_count()),
                     {"", 0, "serving.replicas"}, "lower replicas or tp, or add nodes to the cluster");
   }
+  check_moe_all_to_all(in_);
   const RouterInfo* router = find_router(cfg.router);
   if (!router) throw ConfigError("unknown router \"" + cfg.router + "\"", {"", 0, "serving.router"}, "use " + router_names());
   if (!find_batch_scheduler(cfg.scheduler))
@@ -126,7 +152,7 @@ void ServingRun::build() {
     for (int i = 0; i < pc.replicas; ++i) {
       CostModelInputs ci{in_.model, pc.gpu, pc.kernel, in_.collective, links_of(in_.cluster), in_.cluster.gpus_per_node,
                          pc.parallelism, cfg.precision, cfg.kv_dtype, cfg.cpu_overhead_s, pc.host_bandwidth,
-                         cfg.speculative ? &*cfg.speculative : nullptr, cfg.decode_attention_matrix};
+                         cfg.speculative ? &*cfg.speculative : nullptr, cfg.decode_attention_matrix, cfg.moe_all_to_all};
       ReplicaSetup setup{static_cast<int>(replicas_.size()), pc.role, cfg.scheduler, limits, pool.memory.kv_blocks,
                          cfg.block_tokens, cfg.watermark, pool.memory.kv_bytes_per_token, ci.speculative};
       if (cfg.sliding_window_kv_window && in_.model.sliding_window > 0) {
