@@ -99,6 +99,38 @@ std::vector<std::pair<std::string, std::string>> fit_expert_all_to_all(int devic
   return lines;
 }
 
+// `--evaluate FILE`: the tables predicted on a calibration file's collective parameters, nothing
+// fitted: how a node's constants carry to another node's measurements (leave one GPU out).
+int evaluate_collective_file(const std::string& file, const std::string& node_name, const ClusterSource& src,
+                             const std::vector<models::CollectiveSample>& samples,
+                             const std::vector<models::ExpertAllToAllSample>& expert_samples, std::ostream& out) {
+  if (!fs::exists(file)) throw IoError("calibration file not found", {file, 0, "--evaluate"}, "give a calibration YAML");
+  models::Calibration cal;
+  cal.collective = src.collective;
+  const models::CollectiveParams p = models::load_calibration(cal, file).collective;
+  out << "exasim: the tables of " << node_name << " (" << src.cluster.gpu.name << ") predicted on " << file
+      << "'s collective parameters, nothing fitted\n";
+  print_errors(out, "NCCL and engine all-reduce", src.cluster, src.collective, p, samples);
+  if (expert_samples.empty()) return 0;
+  std::map<models::ExpertAllToAllKey, std::vector<models::ExpertAllToAllSample>> by_key;
+  for (const auto& s : expert_samples) by_key[s.key].push_back(s);
+  out << "\nMoE all-to-all kernels (" << expert_samples.size() << " calls): mean absolute error\n";
+  Table t({"phase", "calls", "<=128 tok", ">128 tok", "all"});
+  for (std::size_t c = 1; c < 5; ++c) t.set_align_right(c);
+  for (const auto& [key, phase] : by_key) {
+    const auto c = p.expert_all_to_all.find(key);
+    std::vector<models::ExpertAllToAllSample> small, large;
+    for (const auto& s : phase) (s.exchange.tokens <= 128 ? small : large).push_back(s);
+    auto err = [&](const std::vector<models::ExpertAllToAllSample>& v) {
+      if (c == p.expert_all_to_all.end()) return std::string("not in the file");
+      return v.empty() ? std::string("-") : fmt_percent(models::expert_all_to_all_error(v, src.cluster.gpu.sm_count, c->second), 1);
+    };
+    t.add_row({models::expert_all_to_all_key_name(key), std::to_string(phase.size()), err(small), err(large), err(phase)});
+  }
+  t.print(out);
+  return 0;
+}
+
 }  // namespace
 
 int calibrate_collective_table(const Context& ctx, const CollectiveCalibrateRequest& r, std::ostream& out) {
@@ -119,7 +151,7 @@ int calibrate_collective_table(const Context& ctx, const CollectiveCalibrateRequ
                                                                     : models::read_aic_nccl_table(table);
     samples.insert(samples.end(), read.begin(), read.end());
   }
-  if (samples.empty())
+  if (samples.empty() && r.evaluate.empty())
     throw ConfigError("no NCCL table among the inputs", {r.tables.front(), 0, ""},
                       "give the folder's nccl_perf.csv with its DeepEP tables (the file carries the node's NCCL fit)");
   const std::string& first = r.tables.front();
@@ -130,6 +162,7 @@ int calibrate_collective_table(const Context& ctx, const CollectiveCalibrateRequ
                       "give --node NODE (a catalog node: exasim hw list --kind node)");
   const hw::Catalog catalog = hw::Catalog::load(ctx.configs_dir);
   const ClusterSource src = load_cluster_source(node_name, 1, catalog);
+  if (!r.evaluate.empty()) return evaluate_collective_file(r.evaluate, node_name, src, samples, expert_samples, out);
   sim::CollectiveFitOptions o;
   o.held_out_sizes = r.held_out_sizes;
   o.starts = r.starts;

@@ -17,6 +17,7 @@ struct CollectiveCalibrateRequest {
   std::string date;      // YYYY-MM-DD
   double held_out_sizes = 0.25;
   int starts = 16;
+  std::string evaluate;  // a calibration file to predict the tables with (nothing fitted); empty: fit
 };
 
 int calibrate_collective_table(const Context& ctx, const CollectiveCalibrateRequest& r, std::ostream& out);

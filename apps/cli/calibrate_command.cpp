@@ -466,6 +466,7 @@ int run_aic_nccl(const Context& ctx, CalibrateOptions o) {
   r.date = o.date.empty() ? today() : o.date;
   r.held_out_sizes = o.held_out_shapes < 0 ? 0.25 : o.held_out_shapes;
   r.starts = o.starts == 64 ? 16 : o.starts;  // 64 is the kernel fits' default
+  r.evaluate = o.evaluate;
   return calibrate_collective_table(ctx, r, std::cout);
 }
 
@@ -585,7 +586,8 @@ void add_calibrate_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--node", opt->node, "aic-nccl: catalog node the table was measured on (default: the GPU's server)");
   cmd->add_option("--evaluate", opt->evaluate,
                   "aic-gemm / aic-attention: predict one GPU's tables with this calibration file (or none: the "
-                  "datasheet + family defaults) as exasim kernel does; fits nothing and writes only --residuals (set evaluated)");
+                  "datasheet + family defaults) as exasim kernel does; fits nothing and writes only --residuals (set evaluated); "
+                  "aic-nccl: predict one node's NCCL, DeepEP and NVLink all-to-all tables with this file's collective parameters");
   cmd->add_option("--starts", opt->starts, "starting points sampled before the local fits")->check(CLI::NonNegativeNumber);
   cmd->callback([&ctx, opt] { ctx.handler = [&ctx, opt] { return run_calibrate(ctx, *opt); }; });
 }

@@ -401,3 +401,24 @@ TEST_CASE("exasim collective --kernel nvlink-two-sided: prepare, dispatch and co
   exasim::testing::check_clean_error(fmt);
   CHECK(exasim::testing::contains(fmt.output, "--combine-dtype bf16 | nvfp4"));
 }
+
+TEST_CASE("exasim calibrate --format aic-nccl --evaluate: one node's tables on another node's constants, nothing fitted") {
+  using exasim::testing::run_cli;
+  // H100's DeepEP slice on DGX H200's file (its sibling): every phase predicted, nothing written.
+  const std::string src = std::string(EXASIM_SOURCE_DIR) + "/configs/calibration/dgx-h200-aic-nccl.yaml";
+  const auto r = run_cli("calibrate --format aic-nccl '" + kData + "/h100_sxm/wideep_deepep_normal_perf.csv' '" + kData +
+                         "/h100_sxm/wideep_deepep_ll_perf.csv' --evaluate '" + src + "'");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK(exasim::testing::contains(r.output, "nothing fitted"));
+  for (const char* phase : {"deepep_normal_dispatch", "deepep_normal_combine", "deepep_ll_dispatch", "deepep_ll_combine"})
+    CHECK(exasim::testing::contains(r.output, phase));
+  CHECK_FALSE(exasim::testing::contains(r.output, "wrote"));
+  // The NVL72 kernels are not in DGX H200's file: said so, not guessed.
+  const auto n = run_cli("calibrate --format aic-nccl '" + kData + "/gb200/trtllm_alltoall_perf.csv' --evaluate '" + src + "'");
+  INFO(n.output);
+  REQUIRE(n.status == 0);
+  CHECK(exasim::testing::contains(n.output, "not in the file"));
+  const auto missing = run_cli("calibrate --format aic-nccl '" + kData + "/h100_sxm/wideep_deepep_ll_perf.csv' --evaluate /nonexistent.yaml");
+  exasim::testing::check_clean_error(missing);
+}
