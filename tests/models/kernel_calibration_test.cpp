@@ -262,7 +262,7 @@ TEST_CASE("kernel calibration: fit on one table, predict another, baselines besi
 
 // configs/calibration/defaults.yaml: every GPU and node it lists is in the catalog and its file
 // loads; the six measured GPUs (and B300 / GB300 on a sibling's file) and five measured nodes
-// are listed; a bad index is a located error.
+// (and DGX B300 / GB300 NVL72 on a sibling's) are listed; a bad index is a located error.
 TEST_CASE("kernel samples: a GEMM timed at burst clocks is predicted without the power limit") {
   const hw::GpuSpec a100 = catalog_gpu("A100-SXM4-80GB");
   KernelParams p = KernelParams::defaults_for(a100);
@@ -416,15 +416,26 @@ TEST_CASE("default calibrations: the index names catalog GPUs and nodes and file
     if (measured != g) ++siblings;
     ++gpus;
   }
+  int node_siblings = 0;
   for (const std::string& n : index["nodes"].keys()) {
     CAPTURE(n);
     CHECK(catalog.contains(hw::CatalogKind::kNode, n));
-    CHECK_NOTHROW(load_calibration({}, default_calibration(configs, CalibrationFor::kNode, n)));
+    const std::string file = default_calibration(configs, CalibrationFor::kNode, n);
+    CHECK_NOTHROW(load_calibration({}, file));
+    // Its own node's tables, or (DGX B300, GB300 NVL72: no table) a sibling's of the same
+    // architecture and NVLink fabric, the fit's node named in the file.
+    const std::string measured = config::load_file(file)["fit"]["node"].as_string();
+    const hw::NodeSpec own = catalog.node(config::load_string(n, "<index>")), fitted = catalog.node(config::load_string(measured, "<file>"));
+    CHECK(catalog.gpu(fitted.gpu).architecture == catalog.gpu(own.gpu).architecture);
+    CHECK(catalog.fabric(config::load_string(fitted.fabric, "<file>")).bandwidth ==
+          catalog.fabric(config::load_string(own.fabric, "<index>")).bandwidth);
+    if (measured != n) ++node_siblings;
     ++nodes;
   }
   CHECK(gpus == 8);
   CHECK(siblings == 2);
-  CHECK(nodes == 5);
+  CHECK(nodes == 7);
+  CHECK(node_siblings == 2);
   CHECK(default_calibration(configs, CalibrationFor::kGpu, "MI300X").empty());
   CHECK(default_calibration(configs, CalibrationFor::kNode, "H100-SXM5-80GB").empty());  // a GPU, not a node
   // A bad index: its file, line and key.

@@ -93,7 +93,8 @@ TEST_CASE("scenario calibration: measured follows the GPU and its node fabric") 
   const workloads::Scenario b300 =
       scenario("{gpu: B300, gpus_per_node: 8, intra_node: nvswitch-b300, nodes: 1}", "measured");
   CHECK(b300.calibration.kernel.source == "calibration: " + kConfigs + "/calibration/b200-aic.yaml");
-  CHECK(b300.calibration.collective.source == "catalog defaults");  // no node file for DGX B300
+  // The same for the node: DGX B300 (B300s on nvswitch-b300) on DGX B200's collective file.
+  CHECK(b300.calibration.collective.source == "calibration: " + kConfigs + "/calibration/dgx-b200-aic-nccl.yaml");
   // A GPU the index does not list runs on its family defaults.
   const workloads::Scenario pcie =
       scenario("{gpu: H100-PCIe-80GB, gpus_per_node: 8, intra_node: pcie-gen5, nodes: 1}", "measured");
