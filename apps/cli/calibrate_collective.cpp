@@ -41,7 +41,7 @@ std::string value_text(const models::CollectiveParams& p, const std::string& nam
 
 void print_errors(std::ostream& out, const std::string& title, const topologies::Cluster& node,
                   const models::CollectiveParams& before, const models::CollectiveParams& after,
-                  const std::vector<models::CollectiveSample>& samples) {
+                  const std::vector<models::CollectiveSample>& samples, const std::string& after_label = "fitted") {
   if (samples.empty()) return;
   out << "\n" << title << " (" << samples.size() << " calls): mean absolute error by message size\n";
   std::vector<std::string> headers = {"group", "model"};
@@ -52,7 +52,7 @@ void print_errors(std::ostream& out, const std::string& title, const topologies:
   for (std::size_t i = 0; i < a.size(); ++i)
     for (const auto* rows : {&b, &a}) {
       const sim::CollectiveErrorRow& r = (*rows)[i];
-      std::vector<std::string> cells = {rows == &b ? r.group : "", rows == &b ? "default" : "fitted"};
+      std::vector<std::string> cells = {rows == &b ? r.group : "", rows == &b ? "default" : after_label};
       for (int c = 0; c < 5; ++c) cells.push_back(r.count[c] ? fmt_percent(r.mean_abs_error[c], 1) : "-");
       t.add_row(cells);
     }
@@ -110,7 +110,7 @@ int evaluate_collective_file(const std::string& file, const std::string& node_na
   const models::CollectiveParams p = models::load_calibration(cal, file).collective;
   out << "exasim: the tables of " << node_name << " (" << src.cluster.gpu.name << ") predicted on " << file
       << "'s collective parameters, nothing fitted\n";
-  print_errors(out, "NCCL and engine all-reduce", src.cluster, src.collective, p, samples);
+  print_errors(out, "NCCL and engine all-reduce", src.cluster, src.collective, p, samples, "file");
   if (expert_samples.empty()) return 0;
   std::map<models::ExpertAllToAllKey, std::vector<models::ExpertAllToAllSample>> by_key;
   for (const auto& s : expert_samples) by_key[s.key].push_back(s);
