@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdint>
 #include <cstddef>
 
 #include "hw/error.hpp"
+#include "models/calibration/kernel_calibration.hpp"
 #include "models/calibration/least_squares.hpp"
 
 namespace exasim::models {
@@ -109,17 +109,11 @@ double error_of(const std::vector<Terms>& ts, const std::array<double, kLinear>&
 }  // namespace
 
 bool expert_sample_held_out(const ExpertAllToAllSample& s, double fraction, unsigned seed) {
-  if (fraction <= 0) return false;
+  // The GEMM split's hash (shape_held_out) of the shape packed into two integers.
   const ExpertExchange& x = s.exchange;
-  // splitmix64 of the shape: fixed and platform-independent (std::hash is not).
-  std::uint64_t z = (static_cast<std::uint64_t>(x.hidden) << 32 | static_cast<std::uint64_t>(x.topk) << 16 |
-                     static_cast<std::uint64_t>(x.experts)) +
-                    seed * 0x9E3779B97F4A7C15ull;
-  if (!is_deepep(s.key.kernel)) z ^= static_cast<std::uint64_t>(x.tokens) * 0xD6E8FEB86659FD93ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53 < fraction;
+  const double shape = static_cast<double>(x.hidden) * 65536 + x.topk;
+  const double group = static_cast<double>(x.experts) * 1048576 + (is_deepep(s.key.kernel) ? 0.0 : x.tokens);
+  return shape_held_out(shape, group, fraction, seed);
 }
 
 double expert_all_to_all_error(const std::vector<ExpertAllToAllSample>& samples, int device_sms,
