@@ -21,7 +21,7 @@ constexpr int kLinear = 5;  // floor, expert_cost, token_time, copy_time, 1 / to
 // the rate, for one sample.
 struct Terms {
   std::array<double, kLinear> f;
-  double payload_bytes;  // copies x bytes per copy
+  double payload_bytes;  // bytes on the links (expert_all_to_all_link_bytes)
   int senders;
   double measured;
 };
@@ -33,7 +33,7 @@ Terms terms_of(const ExpertAllToAllSample& s, int device_sms) {
   t.senders = expert_all_to_all_senders(s.key.kernel, x, device_sms);
   const double copies = expert_all_to_all_copies(s.key.kernel, x);
   t.f = {1.0, static_cast<double>(x.experts), x.tokens / units, copies / units, x.tokens * 2.0 * x.hidden / units};
-  t.payload_bytes = copies * expert_all_to_all_payload(s.key, x.hidden);
+  t.payload_bytes = expert_all_to_all_link_bytes(s.key, x);
   t.measured = s.measured_s;
   return t;
 }

@@ -103,6 +103,12 @@ double expert_all_to_all_payload(const ExpertAllToAllKey& key, int hidden) {
   return key.phase == Ph::kPrepare ? 0.0 : expert_payload_bytes(key.payload, hidden);
 }
 
+double expert_all_to_all_link_bytes(const ExpertAllToAllKey& key, const ExpertExchange& x) {
+  const double copies = expert_all_to_all_copies(key.kernel, x);  // the NVLink kernels': peers only
+  const double leaving = is_deepep(key.kernel) ? copies * (x.ranks - 1) / x.ranks : copies;
+  return leaving * expert_all_to_all_payload(key, x.hidden);
+}
+
 int expert_all_to_all_work_units(ExpertAllToAllKernel k, const ExpertExchange& x, int device_sms) {
   if (k == K::kDeepEpNormal) return x.sms;
   if (k == K::kDeepEpLowLatency) {
@@ -128,7 +134,7 @@ double expert_all_to_all_time(const ExpertAllToAllKey& key, const ExpertExchange
   const double work = x.tokens * c.token_s + copies * c.copy_s +
                       (c.token_bandwidth > 0 ? x.tokens * row_bytes / c.token_bandwidth : 0.0);
   double t = c.floor_s + x.experts * c.expert_s + work / units;
-  const double payload = copies * expert_all_to_all_payload(key, x.hidden);
+  const double payload = expert_all_to_all_link_bytes(key, x);
   if (payload > 0) {
     if (!(c.unit_bandwidth > 0 && c.link_bandwidth > 0))
       throw std::invalid_argument("expert all-to-all: a phase moving rows needs its rates");

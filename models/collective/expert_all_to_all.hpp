@@ -22,11 +22,12 @@
 // NVLink kernels: one, their SMs being fixed) and P the parallel senders of the payload (DeepEP:
 // its SMs; NVLink kernels: the peers):
 //   floor + experts x expert_cost + (tokens x token_time + copies x copy_time
-//        + tokens x row_bytes / token_bandwidth) / U + copies x payload / min(P x unit_bandwidth, link_bandwidth)
+//        + tokens x row_bytes / token_bandwidth) / U + link bytes / min(P x unit_bandwidth, link_bandwidth)
 // floor: launch, the count handshake and the closing barrier; expert_cost: each expert's count
 // signal and receive flag; token_time and the bf16 row (2 x hidden bytes, read for the cast,
 // written by the sum) at token_bandwidth: the work per token; copy_time: per copy (address math,
-// flags). Every constant is fitted per GPU and phase on AIConfigurator's tables
+// flags); link bytes: the copies to other GPUs times the payload (expert_all_to_all_link_bytes).
+// Every constant is fitted per GPU and phase on AIConfigurator's tables
 // (models/calibration/expert_all_to_all_fit.hpp).
 #include <map>
 #include <optional>
@@ -106,6 +107,9 @@ int expert_all_to_all_senders(ExpertAllToAllKernel k, const ExpertExchange& x, i
 
 // Bytes of one copy of the phase: its format's row; none for prepare.
 double expert_all_to_all_payload(const ExpertAllToAllKey& key, int hidden);
+// Bytes a rank's copies put on its links: the copies to other GPUs (DeepEP's to the GPU itself
+// stay in its memory: (R - 1) / R of them leave) times the payload.
+double expert_all_to_all_link_bytes(const ExpertAllToAllKey& key, const ExpertExchange& x);
 
 // Seconds of one phase on one rank (the formula above); throws std::invalid_argument on a
 // malformed exchange or a phase that moves rows without rates (callers check their inputs first).

@@ -72,20 +72,20 @@ TEST_CASE("expert all-to-all: one phase's time by hand") {
   const models::ExpertAllToAllCosts c = example_costs();
   // Normal kernel, 4096 tokens of hidden 4096, top-2 of 8 experts on 8 GPUs (2 copies a token),
   // 20 SMs: floor + 8 experts + (tokens x 300 ns + copies x 40 ns + tokens x 8 KiB / 100 GB/s) / 20
-  // + copies x (4096 + 32 x 4 B) / min(20 x 20, 300) GB/s.
+  // + the 7 / 8 of the copies that leave the GPU x (4096 + 32 x 4 B) / min(20 x 20, 300) GB/s.
   const models::ExpertExchange x{4096, 4096, 2, 8, 8, 20};
   const double per_sm = 4096 * 300e-9 + 8192 * 40e-9 + 4096 * 8192 / 100e9;
-  const double dispatch = 20e-6 + 8 * 5e-9 + per_sm / 20 + 8192 * 4224 / 300e9;
+  const double dispatch = 20e-6 + 8 * 5e-9 + per_sm / 20 + 8192 * 7 / 8 * 4224 / 300e9;
   CHECK(models::expert_all_to_all_time(kNormalDispatch, x, 132, c) ==
         approx(dispatch).epsilon(1e-12));
   // Combine moves bf16 rows: 8192 bytes a copy.
-  const double combine = 20e-6 + 8 * 5e-9 + per_sm / 20 + 8192 * 8192 / 300e9;
+  const double combine = 20e-6 + 8 * 5e-9 + per_sm / 20 + 8192 * 7 / 8 * 8192 / 300e9;
   CHECK(models::expert_all_to_all_time(kNormalCombine, x, 132, c) ==
         approx(combine).epsilon(1e-12));
   // On 4 SMs the SMs' 80 GB/s binds, not the link.
   models::ExpertExchange four = x;
   four.sms = 4;
-  const double slow = 20e-6 + 8 * 5e-9 + per_sm / 4 + 8192 * 4224 / 80e9;
+  const double slow = 20e-6 + 8 * 5e-9 + per_sm / 4 + 8192 * 7 / 8 * 4224 / 80e9;
   CHECK(models::expert_all_to_all_time(kNormalDispatch, four, 132, c) ==
         approx(slow).epsilon(1e-12));
   // Low-latency: a copy per routed expert, on the kernel's own SMs: one warp group an expert up to
@@ -96,7 +96,7 @@ TEST_CASE("expert all-to-all: one phase's time by hand") {
   CHECK(models::expert_all_to_all_senders(ExpertAllToAllKernel::kDeepEpLowLatency, {1, 7168, 8, 512, 8, 0}, 132) == 128);
   CHECK(models::expert_all_to_all_copies(ExpertAllToAllKernel::kDeepEpLowLatency, ll) == 1024);
   const double ll_time = 20e-6 + 256 * 5e-9 + (128 * 300e-9 + 1024 * 40e-9 + 128 * 14336 / 100e9) / 128 +
-                         1024 * (7168 + 56 * 4) / 300e9;
+                         1024 * 7 / 8 * (7168 + 56 * 4) / 300e9;
   CHECK(models::expert_all_to_all_time(kLowLatencyDispatch, ll, 132, c) ==
         approx(ll_time).epsilon(1e-12));
 }
