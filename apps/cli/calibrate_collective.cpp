@@ -72,9 +72,9 @@ std::vector<std::pair<std::string, std::string>> fit_expert_all_to_all(int devic
   std::map<models::ExpertAllToAllKey, std::vector<models::ExpertAllToAllSample>> by_key;
   for (const auto& s : samples) by_key[s.key].push_back(s);
   out << "\nMoE all-to-all kernels (" << samples.size() << " calls): constants and held-out error\n";
-  Table t({"phase", "floor", "per expert", "per token", "per copy", "row", "copy sender", "link", "fit set", "held out",
-           "<=128 tok", ">128 tok"});
-  for (std::size_t c = 1; c < 12; ++c) t.set_align_right(c);
+  Table t({"phase", "floor", "per expert", "per token", "per copy", "token row", "call row", "copy sender", "link", "fit set",
+           "held out", "<=128 tok", ">128 tok"});
+  for (std::size_t c = 1; c < 13; ++c) t.set_align_right(c);
   for (const auto& [key, phase] : by_key) {
     const models::ExpertAllToAllFit f = models::fit_expert_all_to_all(phase, device_sms, held_out, 1);
     fitted.expert_all_to_all[key] = f.costs;
@@ -87,7 +87,8 @@ std::vector<std::pair<std::string, std::string>> fit_expert_all_to_all(int devic
     auto rate = [](double b) { return b > 0 ? units::format(b, units::Dimension::kBandwidth, 3) : std::string("-"); };
     const std::string name = models::expert_all_to_all_key_name(key);
     t.add_row({name, time(f.costs.floor_s), time(f.costs.expert_s), time(f.costs.token_s), time(f.costs.copy_s),
-               rate(f.costs.token_bandwidth), rate(f.costs.unit_bandwidth), rate(f.costs.link_bandwidth), err(f.fit_set),
+               rate(f.costs.token_bandwidth), rate(f.costs.row_bandwidth), rate(f.costs.unit_bandwidth),
+               rate(f.costs.link_bandwidth), err(f.fit_set),
                err(f.held_out), err(small), err(large)});
     lines.emplace_back("held_out_error." + name, "<=128 tokens " + err(small) + ", >128 tokens " + err(large) + ", all " +
                                                      err(f.held_out) + " (" + std::to_string(f.held_out.size()) +
@@ -95,7 +96,8 @@ std::vector<std::pair<std::string, std::string>> fit_expert_all_to_all(int devic
                                                      std::to_string(f.fit_set.size()) + ")");
   }
   t.print(out);
-  out << "(per token, per copy and row: on each of DeepEP's SMs; copy sender: a DeepEP SM's rate, an NVLink peer's)\n";
+  out << "(per token, per copy and token row: on each of DeepEP's SMs; call row: one row on the critical path; copy sender: a "
+         "DeepEP SM's rate, an NVLink peer's)\n";
   return lines;
 }
 

@@ -178,7 +178,7 @@ std::string collective_calibration_yaml(const CollectiveParams& p, const std::ve
     out += "  " + expert_all_to_all_key_name(key) + ": {floor: " + number_text(c.floor_s * 1e6) +
            " us, expert_cost: " + number_text(c.expert_s * 1e9) + " ns, token_time: " + number_text(c.token_s * 1e9) +
            " ns, copy_time: " + number_text(c.copy_s * 1e9) + " ns, token_bandwidth: " + number_text(c.token_bandwidth / 1e9) +
-           " GB/s, unit_bandwidth: " + number_text(c.unit_bandwidth / 1e9) + " GB/s, link_bandwidth: " +
+           " GB/s, row_bandwidth: " + number_text(c.row_bandwidth / 1e9) + " GB/s, unit_bandwidth: " + number_text(c.unit_bandwidth / 1e9) + " GB/s, link_bandwidth: " +
            number_text(c.link_bandwidth / 1e9) + " GB/s}\n";
   return out;
 }

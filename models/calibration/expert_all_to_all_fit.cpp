@@ -15,7 +15,7 @@ namespace exasim::models {
 
 namespace {
 
-constexpr int kLinear = 5;  // floor, expert_cost, token_time, copy_time, 1 / token_bandwidth
+constexpr int kLinear = 6;  // floor, expert_cost, token_time, copy_time, 1 / token_bandwidth, 1 / row_bandwidth
 
 // The phase's time split into the five linear costs' multipliers and the payload's bytes over
 // the rate, for one sample.
@@ -32,7 +32,8 @@ Terms terms_of(const ExpertAllToAllSample& s, int device_sms) {
   const int units = expert_all_to_all_work_units(s.key.kernel, x, device_sms);
   t.senders = expert_all_to_all_senders(s.key.kernel, x, device_sms);
   const double copies = expert_all_to_all_copies(s.key.kernel, x);
-  t.f = {1.0, static_cast<double>(x.experts), x.tokens / units, copies / units, x.tokens * 2.0 * x.hidden / units};
+  t.f = {1.0, static_cast<double>(x.experts), x.tokens / units, copies / units, x.tokens * 2.0 * x.hidden / units,
+         expert_all_to_all_payload(s.key, x.hidden)};
   t.payload_bytes = expert_all_to_all_link_bytes(s.key, x);
   t.measured = s.measured_s;
   return t;
@@ -91,6 +92,7 @@ ExpertAllToAllCosts costs_of(const std::array<double, kLinear>& c, double sm_bw,
   k.token_s = c[2];
   k.copy_s = c[3];
   k.token_bandwidth = c[4] > 0 ? 1 / c[4] : 0;
+  k.row_bandwidth = c[5] > 0 ? 1 / c[5] : 0;
   k.unit_bandwidth = sm_bw;
   k.link_bandwidth = link_bw;
   return k;
@@ -139,7 +141,11 @@ ExpertAllToAllFit fit_expert_all_to_all(const std::vector<ExpertAllToAllSample>&
   for (const ExpertAllToAllSample& s : fit.fit_set) ts.push_back(terms_of(s, device_sms));
   std::array<bool, kLinear> used;
   used.fill(true);
-  used[1] = std::any_of(ts.begin(), ts.end(), [&](const Terms& t) { return t.f[1] != ts.front().f[1]; });
+  // A term the same on every call (the experts, or the row, of a table with one layer shape) would
+  // be the floor's: left out.
+  for (int i = 1; i < kLinear; ++i)
+    used[static_cast<std::size_t>(i)] =
+        std::any_of(ts.begin(), ts.end(), [&](const Terms& t) { return t.f[static_cast<std::size_t>(i)] != ts.front().f[static_cast<std::size_t>(i)]; });
   const bool moves_rows = std::any_of(ts.begin(), ts.end(), [](const Terms& t) { return t.payload_bytes > 0; });
   require_samples_for_fit("expert all-to-all calls", fit.fit_set.size(),
                           static_cast<std::size_t>(std::count(used.begin(), used.end(), true)) + (moves_rows ? 2 : 0));

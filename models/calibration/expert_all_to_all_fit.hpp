@@ -2,8 +2,9 @@
 // Fits one expert all-to-all phase's constants (models/collective/expert_all_to_all.hpp) to
 // measured calls of one GPU: the two rates by a search over a log grid (the time is piecewise in
 // them: the senders' rate until the link's is reached), the five linear costs at each grid point
-// by least squares on relative residuals with none negative (the per-expert cost left out where
-// every call has the same experts: it would be the floor's). Held out and predicted without
+// by least squares on relative residuals with none negative (a term the same on every call, as
+// the per-expert and per-row costs of a table with one layer shape, left out: it would be the
+// floor's). Held out and predicted without
 // refitting: whole shapes (hidden, top-k, experts), as a new MoE model's would be; where a table
 // has one shape (TensorRT-LLM's NVLink all-to-all), whole token counts.
 #include <string>

@@ -83,7 +83,8 @@ ExpertAllToAllCosts read_expert_all_to_all_costs(const Node& m, bool moves_rows)
     m.fail("expected a map of the phase's constants",
            "{floor: 26 us, expert_cost: 3 ns, token_time: 300 ns, copy_time: 30 ns, token_bandwidth: 80 GB/s, "
            "unit_bandwidth: 23 GB/s, link_bandwidth: 430 GB/s}");
-  m.check_keys({"floor", "expert_cost", "token_time", "copy_time", "token_bandwidth", "unit_bandwidth", "link_bandwidth"});
+  m.check_keys({"floor", "expert_cost", "token_time", "copy_time", "token_bandwidth", "row_bandwidth", "unit_bandwidth",
+                "link_bandwidth"});
   auto time = [&](const char* key, double most) {
     if (!m.has(key)) m.fail(std::string("missing ") + key, "every constant of the phase, 0 where it has none");
     const Node v = m[key];
@@ -107,6 +108,7 @@ ExpertAllToAllCosts read_expert_all_to_all_costs(const Node& m, bool moves_rows)
   c.token_s = time("token_time", 1e-4);
   c.copy_s = time("copy_time", 1e-4);
   c.token_bandwidth = rate("token_bandwidth", false);
+  c.row_bandwidth = rate("row_bandwidth", false);  // optional: files before it have none
   c.unit_bandwidth = rate("unit_bandwidth", moves_rows);
   c.link_bandwidth = rate("link_bandwidth", moves_rows);
   return c;

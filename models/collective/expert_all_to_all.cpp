@@ -134,6 +134,7 @@ double expert_all_to_all_time(const ExpertAllToAllKey& key, const ExpertExchange
   const double work = x.tokens * c.token_s + copies * c.copy_s +
                       (c.token_bandwidth > 0 ? x.tokens * row_bytes / c.token_bandwidth : 0.0);
   double t = c.floor_s + x.experts * c.expert_s + work / units;
+  if (c.row_bandwidth > 0) t += expert_all_to_all_payload(key, x.hidden) / c.row_bandwidth;
   const double payload = expert_all_to_all_link_bytes(key, x);
   if (payload > 0) {
     if (!(c.unit_bandwidth > 0 && c.link_bandwidth > 0))

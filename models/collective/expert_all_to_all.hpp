@@ -21,11 +21,14 @@
 // One phase's time on a GPU, with U the units that share the per-item work (DeepEP: its SMs;
 // NVLink kernels: one, their SMs being fixed) and P the parallel senders of the payload (DeepEP:
 // its SMs; NVLink kernels: the peers):
-//   floor + experts x expert_cost + (tokens x token_time + copies x copy_time
+//   floor + experts x expert_cost + row / row_bandwidth + (tokens x token_time + copies x copy_time
 //        + tokens x row_bytes / token_bandwidth) / U + link bytes / min(P x unit_bandwidth, link_bandwidth)
 // floor: launch, the count handshake and the closing barrier; expert_cost: each expert's count
 // signal and receive flag; token_time and the bf16 row (2 x hidden bytes, read for the cast,
-// written by the sum) at token_bandwidth: the work per token; copy_time: per copy (address math,
+// written by the sum) at token_bandwidth: the work per token; row / row_bandwidth: a per-call cost
+// that grows with the row (one row of the phase's format), however few the tokens, as the kernels
+// stage and flag rows in chunks (H100's normal combine of one token: 30 us at hidden 2048, 47 us
+// at 7168; fitted 0.5-10 GB/s: an effective rate, not a link's); copy_time: per copy (address math,
 // flags); link bytes: the copies to other GPUs times the payload (expert_all_to_all_link_bytes).
 // Every constant is fitted per GPU and phase on AIConfigurator's tables
 // (models/calibration/expert_all_to_all_fit.hpp).
@@ -67,6 +70,7 @@ struct ExpertAllToAllCosts {
   double token_s = 0;
   double copy_s = 0;
   double token_bandwidth = 0;  // B/s per unit, 0: no per-token byte cost
+  double row_bandwidth = 0;    // B/s of one row on the call's critical path, 0: none
   double unit_bandwidth = 0;   // B/s per parallel sender
   double link_bandwidth = 0;   // B/s out of one GPU
 };

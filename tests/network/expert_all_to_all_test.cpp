@@ -82,6 +82,11 @@ TEST_CASE("expert all-to-all: one phase's time by hand") {
   const double combine = 20e-6 + 8 * 5e-9 + per_sm / 20 + 8192 * 7 / 8 * 8192 / 300e9;
   CHECK(models::expert_all_to_all_time(kNormalCombine, x, 132, c) ==
         approx(combine).epsilon(1e-12));
+  // A per-call cost growing with the row: one dispatch row (4224 B) at 2 GB/s on top.
+  models::ExpertAllToAllCosts rowed = c;
+  rowed.row_bandwidth = 2e9;
+  CHECK(models::expert_all_to_all_time(kNormalDispatch, x, 132, rowed) == approx(dispatch + 4224 / 2e9).epsilon(1e-12));
+  CHECK(models::expert_all_to_all_time(kNormalCombine, x, 132, rowed) == approx(combine + 8192 / 2e9).epsilon(1e-12));
   // On 4 SMs the SMs' 80 GB/s binds, not the link.
   models::ExpertExchange four = x;
   four.sms = 4;
@@ -145,7 +150,8 @@ TEST_CASE("AIConfigurator DeepEP tables: a malformed row is refused with its fil
 
 TEST_CASE("expert all-to-all fit: recovers the constants that generated its data") {
   for (const auto kernel : {ExpertAllToAllKernel::kDeepEpNormal, ExpertAllToAllKernel::kDeepEpLowLatency}) {
-    const models::ExpertAllToAllCosts truth = example_costs();
+    models::ExpertAllToAllCosts truth = example_costs();
+    truth.row_bandwidth = 2e9;
     std::vector<models::ExpertAllToAllSample> samples;
     for (int hidden : {2048, 4096, 7168})
       for (int topk : {1, 2, 8})
@@ -172,6 +178,7 @@ TEST_CASE("expert all-to-all fit: recovers the constants that generated its data
     CHECK(f.costs.token_s == approx(300e-9).epsilon(0.05));
     CHECK(f.costs.copy_s == approx(40e-9).epsilon(0.05));
     CHECK(f.costs.token_bandwidth == approx(100e9).epsilon(0.05));
+    CHECK(f.costs.row_bandwidth == approx(2e9).epsilon(0.05));
     CHECK(models::expert_all_to_all_error(f.held_out, 132, f.costs) < 0.005);
   }
 }
@@ -179,6 +186,7 @@ TEST_CASE("expert all-to-all fit: recovers the constants that generated its data
 TEST_CASE("expert all-to-all constants: a calibration file's deepep keys read back, bad ones refused") {
   models::CollectiveParams p;
   p.expert_all_to_all[kNormalDispatch] = example_costs();
+  p.expert_all_to_all[kNormalDispatch].row_bandwidth = 2e9;
   const std::string yaml = models::collective_calibration_yaml(p, {});
   CHECK(yaml.find("deepep_normal_dispatch: {floor: 20 us") != std::string::npos);
   CHECK(yaml.find("deepep_ll_dispatch") == std::string::npos);  // not fitted: not written
@@ -191,6 +199,7 @@ TEST_CASE("expert all-to-all constants: a calibration file's deepep keys read ba
   CHECK(c.copy_s == approx(40e-9).epsilon(1e-9));
   CHECK(c.token_bandwidth == approx(100e9).epsilon(1e-9));
   CHECK(c.unit_bandwidth == approx(20e9).epsilon(1e-9));
+  CHECK(c.row_bandwidth == approx(2e9).epsilon(1e-9));
   CHECK(c.link_bandwidth == approx(300e9).epsilon(1e-9));
   CHECK(back.collective.expert_all_to_all.size() == 1);
   auto refused = [](const std::string& text) {
@@ -355,6 +364,7 @@ TEST_CASE("NVLink all-to-all fit: recovers the constants from data over token co
   CHECK(f.costs.link_bandwidth == approx(700e9).epsilon(0.01));
   CHECK(f.costs.floor_s == approx(20e-6).epsilon(0.02));
   CHECK(f.costs.expert_s == 0);
+  CHECK(f.costs.row_bandwidth == 0);  // one row size: the floor's
   CHECK(models::expert_all_to_all_error(f.held_out, 152, f.costs) < 0.005);
 }
 
