@@ -59,6 +59,28 @@ void print_errors(std::ostream& out, const std::string& title, const topologies:
   t.print(out);
 }
 
+using ExpertSamples = std::vector<models::ExpertAllToAllSample>;
+
+std::map<models::ExpertAllToAllKey, ExpertSamples> by_key(const ExpertSamples& samples) {
+  std::map<models::ExpertAllToAllKey, ExpertSamples> out;
+  for (const auto& s : samples) out[s.key].push_back(s);
+  return out;
+}
+
+// Mean absolute error of `costs` on calls of 128 tokens or fewer, on the larger ones, on all ("-"
+// where there are none).
+struct TokenErrors {
+  std::string small, large, all;
+};
+TokenErrors token_errors(const ExpertSamples& samples, int device_sms, const models::ExpertAllToAllCosts& costs) {
+  ExpertSamples small, large;
+  for (const auto& s : samples) (s.exchange.tokens <= 128 ? small : large).push_back(s);
+  auto err = [&](const ExpertSamples& v) {
+    return v.empty() ? std::string("-") : fmt_percent(models::expert_all_to_all_error(v, device_sms, costs), 1);
+  };
+  return {err(small), err(large), err(samples)};
+}
+
 // Fits each expert all-to-all phase present (models/calibration/expert_all_to_all_fit.hpp) into
 // `fitted`, prints its constants and errors by token count, and returns the lines for the file.
 std::vector<std::pair<std::string, std::string>> fit_expert_all_to_all(int device_sms,
@@ -69,30 +91,24 @@ std::vector<std::pair<std::string, std::string>> fit_expert_all_to_all(int devic
   if (samples.empty()) return lines;
   if (device_sms <= 0)
     throw ConfigError("the node's GPU states no SM count", {samples.front().source, 0, ""}, "give the GPU's sm_count");
-  std::map<models::ExpertAllToAllKey, std::vector<models::ExpertAllToAllSample>> by_key;
-  for (const auto& s : samples) by_key[s.key].push_back(s);
   out << "\nMoE all-to-all kernels (" << samples.size() << " calls): constants and held-out error\n";
   Table t({"phase", "floor", "per expert", "per token", "per copy", "token row", "call row", "copy sender", "link", "fit set",
            "held out", "<=128 tok", ">128 tok"});
   for (std::size_t c = 1; c < 13; ++c) t.set_align_right(c);
-  for (const auto& [key, phase] : by_key) {
+  for (const auto& [key, phase] : by_key(samples)) {
     const models::ExpertAllToAllFit f = models::fit_expert_all_to_all(phase, device_sms, held_out, 1);
     fitted.expert_all_to_all[key] = f.costs;
-    std::vector<models::ExpertAllToAllSample> small, large;
-    for (const auto& s : f.held_out) (s.exchange.tokens <= 128 ? small : large).push_back(s);
-    auto err = [&](const std::vector<models::ExpertAllToAllSample>& v) {
-      return v.empty() ? std::string("-") : fmt_percent(models::expert_all_to_all_error(v, device_sms, f.costs), 1);
-    };
+    const TokenErrors held = token_errors(f.held_out, device_sms, f.costs);
+    const std::string fit_set = token_errors(f.fit_set, device_sms, f.costs).all;
     auto time = [](double s) { return units::format(s, units::Dimension::kTime, 3); };
     auto rate = [](double b) { return b > 0 ? units::format(b, units::Dimension::kBandwidth, 3) : std::string("-"); };
     const std::string name = models::expert_all_to_all_key_name(key);
     t.add_row({name, time(f.costs.floor_s), time(f.costs.expert_s), time(f.costs.token_s), time(f.costs.copy_s),
                rate(f.costs.token_bandwidth), rate(f.costs.row_bandwidth), rate(f.costs.unit_bandwidth),
-               rate(f.costs.link_bandwidth), err(f.fit_set),
-               err(f.held_out), err(small), err(large)});
-    lines.emplace_back("held_out_error." + name, "<=128 tokens " + err(small) + ", >128 tokens " + err(large) + ", all " +
-                                                     err(f.held_out) + " (" + std::to_string(f.held_out.size()) +
-                                                     " calls; fit set " + err(f.fit_set) + ", " +
+               rate(f.costs.link_bandwidth), fit_set, held.all, held.small, held.large});
+    lines.emplace_back("held_out_error." + name, "<=128 tokens " + held.small + ", >128 tokens " + held.large + ", all " +
+                                                     held.all + " (" + std::to_string(f.held_out.size()) +
+                                                     " calls; fit set " + fit_set + ", " +
                                                      std::to_string(f.fit_set.size()) + ")");
   }
   t.print(out);
@@ -114,20 +130,18 @@ int evaluate_collective_file(const std::string& file, const std::string& node_na
       << "'s collective parameters, nothing fitted\n";
   print_errors(out, "NCCL and engine all-reduce", src.cluster, src.collective, p, samples, "file");
   if (expert_samples.empty()) return 0;
-  std::map<models::ExpertAllToAllKey, std::vector<models::ExpertAllToAllSample>> by_key;
-  for (const auto& s : expert_samples) by_key[s.key].push_back(s);
   out << "\nMoE all-to-all kernels (" << expert_samples.size() << " calls): mean absolute error\n";
   Table t({"phase", "calls", "<=128 tok", ">128 tok", "all"});
   for (std::size_t c = 1; c < 5; ++c) t.set_align_right(c);
-  for (const auto& [key, phase] : by_key) {
+  for (const auto& [key, phase] : by_key(expert_samples)) {
+    const std::string name = models::expert_all_to_all_key_name(key), calls = std::to_string(phase.size());
     const auto c = p.expert_all_to_all.find(key);
-    std::vector<models::ExpertAllToAllSample> small, large;
-    for (const auto& s : phase) (s.exchange.tokens <= 128 ? small : large).push_back(s);
-    auto err = [&](const std::vector<models::ExpertAllToAllSample>& v) {
-      if (c == p.expert_all_to_all.end()) return std::string("not in the file");
-      return v.empty() ? std::string("-") : fmt_percent(models::expert_all_to_all_error(v, src.cluster.gpu.sm_count, c->second), 1);
-    };
-    t.add_row({models::expert_all_to_all_key_name(key), std::to_string(phase.size()), err(small), err(large), err(phase)});
+    if (c == p.expert_all_to_all.end()) {
+      t.add_row({name, calls, "not in the file", "not in the file", "not in the file"});
+      continue;
+    }
+    const TokenErrors e = token_errors(phase, src.cluster.gpu.sm_count, c->second);
+    t.add_row({name, calls, e.small, e.large, e.all});
   }
   t.print(out);
   return 0;

@@ -122,7 +122,7 @@ int run_expert_all_to_all(const CollectiveOptions& o, const ClusterSource& src, 
                         "measured: DeepEP (fp8 dispatch, bf16 combine) on the DGX H100 / H200 / B200 and GB200 files, the "
                         "NVLink kernels on gb200-nvl72's; fit one with exasim calibrate --format aic-nccl");
     phases.push_back({key, models::expert_all_to_all_time(key, x, src.cluster.gpu.sm_count, c->second),
-                      models::expert_all_to_all_link_bytes(key, x)});
+                      models::expert_all_to_all_terms(key, x, src.cluster.gpu.sm_count).link_bytes});
   }
   const int senders = models::expert_all_to_all_senders(kernel, x, src.cluster.gpu.sm_count);
   const double copies = models::expert_all_to_all_copies(kernel, x);

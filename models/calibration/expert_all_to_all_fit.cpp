@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <iterator>
 
 #include "hw/error.hpp"
 #include "models/calibration/kernel_calibration.hpp"
@@ -15,26 +16,22 @@ namespace exasim::models {
 
 namespace {
 
-constexpr int kLinear = 6;  // floor, expert_cost, token_time, copy_time, 1 / token_bandwidth, 1 / row_bandwidth
+constexpr int kLinear = ExpertAllToAllTerms::kLinear;
 
-// The phase's time split into the five linear costs' multipliers and the payload's bytes over
-// the rate, for one sample.
+// One sample's terms of the formula (expert_all_to_all_terms) and its measured time.
 struct Terms {
   std::array<double, kLinear> f;
-  double payload_bytes;  // bytes on the links (expert_all_to_all_link_bytes)
+  double payload_bytes;  // bytes on the links
   int senders;
   double measured;
 };
 
 Terms terms_of(const ExpertAllToAllSample& s, int device_sms) {
-  const ExpertExchange& x = s.exchange;
+  const ExpertAllToAllTerms x = expert_all_to_all_terms(s.key, s.exchange, device_sms);
   Terms t;
-  const int units = expert_all_to_all_work_units(s.key.kernel, x, device_sms);
-  t.senders = expert_all_to_all_senders(s.key.kernel, x, device_sms);
-  const double copies = expert_all_to_all_copies(s.key.kernel, x);
-  t.f = {1.0, static_cast<double>(x.experts), x.tokens / units, copies / units, x.tokens * 2.0 * x.hidden / units,
-         expert_all_to_all_payload(s.key, x.hidden)};
-  t.payload_bytes = expert_all_to_all_link_bytes(s.key, x);
+  std::copy(std::begin(x.linear), std::end(x.linear), t.f.begin());
+  t.payload_bytes = x.link_bytes;
+  t.senders = x.senders;
   t.measured = s.measured_s;
   return t;
 }
@@ -44,7 +41,7 @@ double rate_of(const Terms& t, double sm_bandwidth, double link_bandwidth) {
 }
 
 // Nonnegative least squares of the relative residuals for fixed rates: solve, drop the most
-// negative coefficient, solve again (the five costs rarely need more than two passes).
+// negative coefficient, solve again (the six costs rarely need more than two passes).
 std::array<double, kLinear> linear_costs(const std::vector<Terms>& ts, double sm_bw, double link_bw,
                                          const std::array<bool, kLinear>& used) {
   Eigen::Matrix<double, kLinear, kLinear> ata = Eigen::Matrix<double, kLinear, kLinear>::Zero();

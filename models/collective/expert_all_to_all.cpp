@@ -103,12 +103,6 @@ double expert_all_to_all_payload(const ExpertAllToAllKey& key, int hidden) {
   return key.phase == Ph::kPrepare ? 0.0 : expert_payload_bytes(key.payload, hidden);
 }
 
-double expert_all_to_all_link_bytes(const ExpertAllToAllKey& key, const ExpertExchange& x) {
-  const double copies = expert_all_to_all_copies(key.kernel, x);  // the NVLink kernels': peers only
-  const double leaving = is_deepep(key.kernel) ? copies * (x.ranks - 1) / x.ranks : copies;
-  return leaving * expert_all_to_all_payload(key, x.hidden);
-}
-
 int expert_all_to_all_work_units(ExpertAllToAllKernel k, const ExpertExchange& x, int device_sms) {
   if (k == K::kDeepEpNormal) return x.sms;
   if (k == K::kDeepEpLowLatency) {
@@ -123,25 +117,41 @@ int expert_all_to_all_senders(ExpertAllToAllKernel k, const ExpertExchange& x, i
   return is_deepep(k) ? expert_all_to_all_work_units(k, x, device_sms) : x.ranks - 1;
 }
 
-double expert_all_to_all_time(const ExpertAllToAllKey& key, const ExpertExchange& x, int device_sms,
-                              const ExpertAllToAllCosts& c) {
+ExpertAllToAllTerms expert_all_to_all_terms(const ExpertAllToAllKey& key, const ExpertExchange& x, int device_sms) {
   const int units = expert_all_to_all_work_units(key.kernel, x, device_sms);
-  const int senders = expert_all_to_all_senders(key.kernel, x, device_sms);
-  if (units <= 0 || senders <= 0 || x.tokens < 0 || x.hidden <= 0)
+  ExpertAllToAllTerms t;
+  t.senders = expert_all_to_all_senders(key.kernel, x, device_sms);
+  if (units <= 0 || t.senders <= 0 || x.tokens < 0 || x.hidden <= 0)
     throw std::invalid_argument("expert all-to-all: malformed exchange");
   const double copies = expert_all_to_all_copies(key.kernel, x);
-  const double row_bytes = 2.0 * x.hidden;
-  const double work = x.tokens * c.token_s + copies * c.copy_s +
-                      (c.token_bandwidth > 0 ? x.tokens * row_bytes / c.token_bandwidth : 0.0);
-  double t = c.floor_s + x.experts * c.expert_s + work / units;
-  if (c.row_bandwidth > 0) t += expert_all_to_all_payload(key, x.hidden) / c.row_bandwidth;
-  const double payload = expert_all_to_all_link_bytes(key, x);
-  if (payload > 0) {
+  const double row = expert_all_to_all_payload(key, x.hidden);
+  // The copies to the GPU itself (DeepEP's) stay in its memory: (R - 1) / R of them leave.
+  const double leaving = is_deepep(key.kernel) ? copies * (x.ranks - 1) / x.ranks : copies;
+  const double token_row_bytes = 2.0 * x.hidden;  // the token's bf16 row, read for the cast or written by the sum
+  t.linear[0] = 1;
+  t.linear[1] = x.experts;
+  t.linear[2] = x.tokens / units;
+  t.linear[3] = copies / units;
+  t.linear[4] = x.tokens * token_row_bytes / units;
+  t.linear[5] = row;
+  t.link_bytes = leaving * row;
+  return t;
+}
+
+double expert_all_to_all_time(const ExpertAllToAllKey& key, const ExpertExchange& x, int device_sms,
+                              const ExpertAllToAllCosts& c) {
+  const ExpertAllToAllTerms t = expert_all_to_all_terms(key, x, device_sms);
+  const double per_byte_token = c.token_bandwidth > 0 ? 1 / c.token_bandwidth : 0.0;
+  const double per_byte_row = c.row_bandwidth > 0 ? 1 / c.row_bandwidth : 0.0;
+  const double costs[ExpertAllToAllTerms::kLinear] = {c.floor_s, c.expert_s, c.token_s, c.copy_s, per_byte_token, per_byte_row};
+  double time = 0;
+  for (int i = 0; i < ExpertAllToAllTerms::kLinear; ++i) time += costs[i] * t.linear[i];
+  if (t.link_bytes > 0) {
     if (!(c.unit_bandwidth > 0 && c.link_bandwidth > 0))
       throw std::invalid_argument("expert all-to-all: a phase moving rows needs its rates");
-    t += payload / std::min(senders * c.unit_bandwidth, c.link_bandwidth);
+    time += t.link_bytes / std::min(t.senders * c.unit_bandwidth, c.link_bandwidth);
   }
-  return t;
+  return time;
 }
 
 }  // namespace exasim::models

@@ -29,7 +29,8 @@
 // that grows with the row (one row of the phase's format), however few the tokens, as the kernels
 // stage and flag rows in chunks (H100's normal combine of one token: 30 us at hidden 2048, 47 us
 // at 7168; fitted 0.5-10 GB/s: an effective rate, not a link's); copy_time: per copy (address math,
-// flags); link bytes: the copies to other GPUs times the payload (expert_all_to_all_link_bytes).
+// flags); link bytes: the copies to other GPUs times the payload (DeepEP's copies to the GPU
+// itself stay in its memory: (R - 1) / R of them leave).
 // Every constant is fitted per GPU and phase on AIConfigurator's tables
 // (models/calibration/expert_all_to_all_fit.hpp).
 #include <map>
@@ -111,9 +112,18 @@ int expert_all_to_all_senders(ExpertAllToAllKernel k, const ExpertExchange& x, i
 
 // Bytes of one copy of the phase: its format's row; none for prepare.
 double expert_all_to_all_payload(const ExpertAllToAllKey& key, int hidden);
-// Bytes a rank's copies put on its links: the copies to other GPUs (DeepEP's to the GPU itself
-// stay in its memory: (R - 1) / R of them leave) times the payload.
-double expert_all_to_all_link_bytes(const ExpertAllToAllKey& key, const ExpertExchange& x);
+
+// The formula's parts for one exchange: what multiplies each linear cost (floor, expert_cost,
+// token_time, copy_time, 1 / token_bandwidth, 1 / row_bandwidth, in that order), the bytes a
+// rank's copies put on its links and the payload's parallel senders. The time model sums them; the fit solves for the costs.
+struct ExpertAllToAllTerms {
+  static constexpr int kLinear = 6;
+  double linear[kLinear] = {};
+  double link_bytes = 0;
+  int senders = 0;
+};
+// Throws std::invalid_argument on a malformed exchange (no units or senders, no row, negative tokens).
+ExpertAllToAllTerms expert_all_to_all_terms(const ExpertAllToAllKey& key, const ExpertExchange& x, int device_sms);
 
 // Seconds of one phase on one rank (the formula above); throws std::invalid_argument on a
 // malformed exchange or a phase that moves rows without rates (callers check their inputs first).
