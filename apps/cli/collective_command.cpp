@@ -40,7 +40,7 @@ struct CollectiveOptions {
   std::string kernel = "nccl";  // nccl; engine: a serving engine's own all-reduce where faster; deepep-normal | deepep-ll
   // An MoE layer's exchange (--kernel deepep-*): tokens a rank routes, row width, routing, SMs.
   double tokens = 0;
-  int hidden = 0, topk = 0, experts = 0, sms = 20;
+  int hidden = 0, topk = 0, experts = 0, sms = models::kDeepEpDefaultSms;
   std::string dispatch_dtype;          // empty: the kernel's measured default (DeepEP fp8, NVLink bf16)
   std::string combine_dtype = "bf16";
   bool json = false;

@@ -53,6 +53,9 @@ std::string_view expert_payload_name(ExpertPayload f);                  // "bf16
 std::optional<ExpertPayload> parse_expert_payload(std::string_view name);
 bool is_deepep(ExpertAllToAllKernel k);
 
+// SMs DeepEP's normal kernels run on unless told otherwise (Buffer.num_sms = 20).
+inline constexpr int kDeepEpDefaultSms = 20;
+
 // One rank's side of one MoE layer's exchange.
 struct ExpertExchange {
   double tokens = 0;  // tokens this rank routes
@@ -60,7 +63,7 @@ struct ExpertExchange {
   int topk = 0;       // experts each token is routed to
   int experts = 0;    // routed experts of the layer, spread evenly over the ranks
   int ranks = 0;      // GPUs of the expert-parallel group
-  int sms = 0;        // DeepEP normal: SMs given to it (DeepEP's default 20 on H800); others: unused
+  int sms = 0;        // DeepEP normal: SMs given to it (kDeepEpDefaultSms); others: unused
 };
 
 // A phase's constants on one GPU (the formula above). The rates are 0 for a phase that moves no

@@ -173,8 +173,6 @@ double IterationCostModel::layer_linear_time(double tokens, bool moe_layer) cons
   return t + models::moe_experts_time(g, p, format, experts).total.time_s;
 }
 
-// Collectives of one layer: all-reduces after attention and MLP (TP), or the MoE token dispatch
-// and combine all-to-alls when experts are spread over ep ranks.
 std::vector<models::ExpertAllToAllKey> expert_exchange_keys(MoeAllToAll kind, DType precision, bool decode_only) {
   using K = models::ExpertAllToAllKernel;
   using Ph = models::ExpertAllToAllPhase;
@@ -195,8 +193,9 @@ double IterationCostModel::expert_exchange_time(double tokens, bool decode_only)
   const ModelSpec& m = in_.model;
   const int ep = in_.parallelism.ep;
   const auto keys = expert_exchange_keys(in_.moe_all_to_all, in_.precision, decode_only);
-  // Each rank routes its share of the iteration's tokens, on DeepEP's default 20 SMs.
-  const models::ExpertExchange x{tokens / ep, static_cast<int>(m.hidden), m.moe->top_k, m.moe->experts, ep, 20};
+  // Each rank routes its share of the iteration's tokens, on DeepEP's default SMs.
+  const models::ExpertExchange x{tokens / ep, static_cast<int>(m.hidden), m.moe->top_k, m.moe->experts, ep,
+                                 models::kDeepEpDefaultSms};
   double t = 0;
   for (const models::ExpertAllToAllKey& key : keys) {
     const auto c = in_.collective.expert_all_to_all.find(key);
@@ -207,6 +206,9 @@ double IterationCostModel::expert_exchange_time(double tokens, bool decode_only)
   return t;
 }
 
+// Collectives of one layer: all-reduces after attention and MLP (TP), or the MoE token dispatch
+// and combine (NCCL all-to-alls, or the expert all-to-all kernels) when experts are spread over ep
+// ranks.
 double IterationCostModel::layer_comm_time(double tokens, bool moe_layer, bool decode_only) const {
   const int tp = in_.parallelism.tp, ep = in_.parallelism.ep;
   const double h = static_cast<double>(in_.model.hidden);
