@@ -423,6 +423,7 @@ int run_aic_gemm(const Context& ctx, CalibrateOptions o) {
   if (dropped.gemm)
     std::cout << "exasim: " << dropped.gemm << " GEMMs left out: they read their operands faster than " << gpu
               << "'s HBM peak, so the table's replays found them in L2\n";
+  report_moe_faster_than_hbm(dropped, gpu, std::cout);
   if (const std::size_t capped = models::clocks_from_power(samples, spec.tdp_w))
     std::cout << "exasim: " << capped << " calls ran at " << gpu << "'s power limit (board power within "
               << 100 * (1 - models::kAtPowerLimit) << "% of " << spec.tdp_w << " W): priced at its sustained clocks\n";
@@ -437,9 +438,10 @@ int run_aic_gemm(const Context& ctx, CalibrateOptions o) {
 }
 
 // AIConfigurator MoE tables: one GPU's (its folder names it), predicted on --evaluate FILE | none,
-// by default on the GPU's own calibration (configs/calibration/defaults.yaml). Nothing is fitted:
-// the op is made of kernels whose parameters the GEMM and memory-op fits set, so the table checks
-// them on shapes (grouped, skewed) they were not fitted on.
+// by default on the GPU's own calibration (configs/calibration/defaults.yaml). Nothing is fitted
+// here: the file's MoE parameters (the permutes' bandwidth, each format's grouped GEMMs and fixed
+// cost) were fitted with the other kernels (aic-attention with moe_perf.csv beside the tables) on
+// the balanced rows of the shapes not held out; this predicts every row, the skewed ones too.
 int run_aic_moe(const Context& ctx, CalibrateOptions o) {
   std::vector<models::KernelSample> samples;
   for (const std::string& in : o.inputs) {
@@ -452,6 +454,7 @@ int run_aic_moe(const Context& ctx, CalibrateOptions o) {
   if (gpu.empty())
     throw ConfigError("cannot tell which GPU the table was measured on", {o.input, 0, ""},
                       "give --device GPU (the table's folder is not one of kernels-aic's)");
+  report_moe_faster_than_hbm(models::drop_faster_than_hbm(measured_gpu(ctx, gpu), samples), gpu, std::cout);
   if (o.evaluate.empty()) {
     o.evaluate = models::calibration_file_for("", ctx.configs_dir, models::CalibrationFor::kGpu, gpu);
     if (o.evaluate.empty()) o.evaluate = "none";

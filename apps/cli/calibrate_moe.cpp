@@ -11,14 +11,20 @@ namespace exasim::cli {
 std::vector<models::KernelSample> read_moe_table(const std::string& in, std::ostream& out) {
   models::AicMoeTable t = models::read_aic_moe_table(in);
   out << "exasim: " << t.samples.size() << " MoE calls read from " << in;
-  for (const auto& [format, rows] : t.left_out) out << "; " << rows << " rows of " << format << " left out";
-  out << (t.left_out.empty() ? "" : " (no GEMM recipe for that format)") << "\n";
+  for (const auto& [what, rows] : t.left_out) out << "; " << rows << " rows of " << what << " left out";
+  out << "\n";
   const models::MoeRowsDropped dropped = models::drop_moe_rows_slower_than_more_work(t.samples);
   if (dropped.than_more_tokens + dropped.than_half_ranks > 0)
     out << "exasim: balanced MoE calls left out, slower than a measurement of more work: " << dropped.than_more_tokens
         << " than the same layer at more tokens, " << dropped.than_half_ranks
         << " (whole configurations) than over half as many ranks\n";
   return t.samples;
+}
+
+void report_moe_faster_than_hbm(const models::FasterThanHbm& dropped, const std::string& gpu, std::ostream& out) {
+  if (dropped.moe)
+    out << "exasim: " << dropped.moe << " MoE calls left out: they read their experts' weights faster than " << gpu
+        << "'s HBM peak, so the table's replays found them in L2\n";
 }
 
 void write_moe_residuals(const std::string& path, const hw::GpuSpec& gpu, const models::KernelParams& p,

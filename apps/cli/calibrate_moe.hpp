@@ -14,6 +14,9 @@ namespace exasim::cli {
 // more work (aic_moe_table.hpp); says on `out` how many it read and what it left out.
 std::vector<models::KernelSample> read_moe_table(const std::string& in, std::ostream& out);
 
+// Says on `out` how many MoE calls drop_faster_than_hbm left out (none: nothing).
+void report_moe_faster_than_hbm(const models::FasterThanHbm& dropped, const std::string& gpu, std::ostream& out);
+
 // One line per MoE call with the prediction split into its kernels (moe_experts_model.hpp) and the
 // rank's load the routing gave: which part of the op a shape's error sits in.
 void write_moe_residuals(const std::string& path, const hw::GpuSpec& gpu, const models::KernelParams& p,

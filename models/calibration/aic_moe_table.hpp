@@ -12,7 +12,9 @@
 //                       TensorRT-LLM 1.0 table (a100_sxm: moe_torch_flow, MANIFEST.tsv)
 //   moe_dtype           the grouped GEMMs' format (gemm_recipe.hpp names); absent: bfloat16
 // Rows whose format the GEMM model has no recipe for (w4a16_mxfp4, w4a8_mxfp4_mxfp8: MXFP4
-// weights) are left out and counted. op names: "moe <format> <distribution>" ("moe nongated
+// weights) and those of TensorRT-LLM's min-latency MoE kernels (moe_torch_flow_min_latency: not
+// the grouped-GEMM op the model prices; 0.25-1.9x the CUTLASS op's time on the same rows, so
+// the two cannot share one op name) are left out and counted. op names: "moe <format> <distribution>" ("moe nongated
 // ..." for the plain-activation kernels), for the error tables.
 #include <map>
 #include <string>
@@ -24,7 +26,7 @@ namespace exasim::models {
 
 struct AicMoeTable {
   std::vector<KernelSample> samples;
-  std::map<std::string, int> left_out;  // rows per format the model cannot price
+  std::map<std::string, int> left_out;  // rows the model cannot price, by what and why ("w4a16_mxfp4 (...)")
 };
 
 // Throws IoError when the file cannot be read, ConfigError (file, line, column) on a bad row: a

@@ -70,6 +70,9 @@ double hbm_fraction(const hw::GpuSpec& gpu, const KernelSample& s) {
   } else if (s.kind == SampleKind::kGemm) {
     const double a = s.cast != InputCast::kNone || s.recipe == GemmRecipe::kWeightOnly ? 2 : dtype_bytes(s.dtype);
     bytes = s.batch * (s.m * s.k * a + s.k * s.n * dtype_bytes(s.dtype));
+  } else if (s.kind == SampleKind::kMoeExperts) {
+    // Each expert a token reaches has its up and down weights read once.
+    bytes = s.moe.load.active_experts * s.moe.hidden * s.moe.expert_ffn * (s.moe.gated ? 3 : 2) * dtype_bytes(s.dtype);
   }
   return bytes / s.time_s / gpu.hbm_bandwidth;
 }
@@ -78,7 +81,7 @@ FasterThanHbm drop_faster_than_hbm(const hw::GpuSpec& gpu, std::vector<KernelSam
   FasterThanHbm n;
   std::erase_if(samples, [&](const KernelSample& s) {
     if (hbm_fraction(gpu, s) <= 1) return false;
-    ++(s.kind == SampleKind::kGemm ? n.gemm : n.decode);
+    ++(s.kind == SampleKind::kGemm ? n.gemm : s.kind == SampleKind::kMoeExperts ? n.moe : n.decode);
     return true;
   });
   return n;

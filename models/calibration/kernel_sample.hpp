@@ -90,17 +90,21 @@ std::size_t clocks_from_power(std::vector<KernelSample>& samples, double power_l
 // peak; 0 for kinds without such a floor. Decode attention: K and V of every cached token in its
 // window, per KV head. GEMM: each operand read once (A in 16 bits where the op casts it or the
 // weights are narrow, B in the dtype), the output not counted (a replayed kernel may overwrite
-// it in L2 before it is written back).
+// it in L2 before it is written back). MoE layer: the up and down weights of each expert a token
+// reaches, once.
 double hbm_fraction(const hw::GpuSpec& gpu, const KernelSample& s);
 
 // Leaves out the samples with hbm_fraction above 1, which no kernel that reads its operands from
 // HBM does: the benchmark found them in cache. Decode: B200 / GB200 hold a third of the rows of
 // 50 MB or more (up to 1.79x the peak), H100 none. GEMMs: L40S's table, whose replays keep
 // operands up to its 96 MB L2 (7979 of 136320 rows, up to 2.4 TB/s on 864 GB/s GDDR6); the other
-// five GPUs' tables 1-44 rows each. What a model layer sees is cold operands (the layers between
-// evict them), so these rows measure the cache, not the kernel the model prices.
+// five GPUs' tables 1-44 rows each. MoE layers: L40S 11463 rows (a rank's experts within its L2:
+// 1 token of Mixtral's layer at TP 4, EP 2, one expert's 44 MB of bf16 weights in 42 us, 1.2x the
+// peak), H100 1274, B200 531.
+// What a model layer sees is cold operands (the layers between evict them), so these rows
+// measure the cache, not the kernel the model prices.
 struct FasterThanHbm {
-  std::size_t decode = 0, gemm = 0;
+  std::size_t decode = 0, gemm = 0, moe = 0;
 };
 FasterThanHbm drop_faster_than_hbm(const hw::GpuSpec& gpu, std::vector<KernelSample>& samples);
 

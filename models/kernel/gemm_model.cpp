@@ -297,9 +297,10 @@ GemmPlan gemm_plan_with(const hw::GpuSpec& gpu, const KernelParams& p, DType dty
   return plan;
 }
 
-GemmPlan gemm_plan(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
-                   double batch, GemmRecipe recipe) {
-  const Problem q = make_problem(gpu, p, dtype, m, n, k, batch, recipe);
+namespace {
+
+// The best plan for one problem over the candidate tiles and split-K factors.
+GemmPlan best_plan(const hw::GpuSpec& gpu, const Problem& q) {
   SplitCost best;
   const GemmTile* best_tile = &kTiles[0];
   int best_split = 1;
@@ -336,6 +337,13 @@ GemmPlan gemm_plan(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, d
   return make_plan(q, setup(q, *best_tile, occupancy(gpu, *best_tile)), best_split, best, best_stream_k);
 }
 
+}  // namespace
+
+GemmPlan gemm_plan(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
+                   double batch, GemmRecipe recipe) {
+  return best_plan(gpu, make_problem(gpu, p, dtype, m, n, k, batch, recipe));
+}
+
 std::vector<GemmPlan> gemm_candidate_plans(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m,
                                            double n, double k, double batch, GemmRecipe recipe) {
   const Problem q = make_problem(gpu, p, dtype, m, n, k, batch, recipe);
@@ -361,6 +369,16 @@ KernelCost gemm_time(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype,
     return cpu_gemm_kernel(cpu, cpu_params_or_defaults(cpu, p.cpu), dtype, m, n, k, batch);
   }
   return gemm_plan(gpu, p, dtype, m, n, k, batch, recipe).cost;
+}
+
+KernelCost grouped_gemm_time(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n,
+                             double k, double groups, GemmRecipe recipe) {
+  if (gpu.host_cpu) return gemm_time(gpu, p, dtype, m, n, k, groups, recipe);
+  Problem q = make_problem(gpu, p, dtype, m, n, k, groups, recipe);
+  const DType mma = recipe == GemmRecipe::kWeightOnly ? DType::kBf16 : dtype;
+  q.inv_rate_sm = 1 / (matrix_rate_per_sm(gpu, mma) * p.moe_gemm_efficiency_for(dtype, recipe));
+  q.inv_hbm_bw = 1 / (gpu.hbm_bandwidth * p.moe_gemm_hbm_efficiency_for(dtype, recipe));
+  return best_plan(gpu, q).cost;
 }
 
 KernelCost gemm_op(const hw::GpuSpec& gpu, const KernelParams& p, const GemmFormat& format, double m, double n, double k,

@@ -27,6 +27,11 @@ namespace exasim::models {
 // 16-bit results.
 KernelCost gemm_time(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
                      double batch = 1, GemmRecipe recipe = GemmRecipe::kDense);
+// The grouped GEMM of a fused MoE op: `groups` products of m x n x k (the active experts, m their
+// mean rows), tiled and scheduled as one batched GEMM, its main loop at the MoE kernel's own
+// matrix efficiency (KernelParams::moe_gemm_efficiency; unset: the dense GEMM's).
+KernelCost grouped_gemm_time(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n,
+                             double k, double groups, GemmRecipe recipe = GemmRecipe::kDense);
 
 // Attention over `batch` sequences. Prefill/training: every sequence has seq_q new query tokens
 // attending to seq_kv key/value tokens (seq_kv = seq_q for training and full prefill; past +

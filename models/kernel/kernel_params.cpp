@@ -185,6 +185,12 @@ std::vector<NamedParam> named_params(KernelParams& p) {
       {"memory_op_efficiency", &p.memory_op_efficiency, "fraction", ParamKind::kFraction},
       {"memory_op_overhead", &p.memory_op_overhead_s, "s", ParamKind::kTime},
       {"gather_efficiency", &p.gather_efficiency, "fraction", ParamKind::kFraction}};
+  for (std::size_t i = 0; i < p.moe_gemm_efficiency.size(); ++i) {
+    const std::string slot(KernelParams::kMoeGemmSlotNames[i]);
+    out.push_back({"moe_gemm_efficiency." + slot, &p.moe_gemm_efficiency[i], "fraction", ParamKind::kFraction});
+    out.push_back({"moe_gemm_hbm_efficiency." + slot, &p.moe_gemm_hbm_efficiency[i], "fraction", ParamKind::kFraction});
+    out.push_back({"moe_op_overhead." + slot, &p.moe_op_overhead_s[i], "s", ParamKind::kTime});
+  }
   for (int i = 0; i < kCastKernels; ++i)
     out.push_back({"cast_overhead." + std::string(cast_kernel_name(i)), &p.cast_overhead_s[static_cast<std::size_t>(i)], "s",
                    ParamKind::kTime});

@@ -14,7 +14,8 @@
 //   finalize   each token's top_k outputs, scaled and summed (reads the copies, writes T rows)
 // The gather and the finalize are token-permute kernels (gather_kernel: their own bandwidth).
 // The grouped GEMMs are priced as one batched GEMM over the active experts with the mean copies
-// per expert as M (each expert's tiles padded to the tile, the waves over all of them).
+// per expert as M (each expert's tiles padded to the tile, the waves over all of them), their
+// main loop at the MoE kernels' own matrix efficiency (grouped_gemm_time).
 #include "hw/gpu_spec.hpp"
 #include "models/kernel/expert_routing.hpp"
 #include "models/kernel/gemm_recipe.hpp"

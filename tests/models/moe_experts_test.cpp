@@ -1,8 +1,8 @@
 // MoE routed experts (moe_experts_model.hpp, expert_routing.hpp) and NVIDIA AIConfigurator's MoE
 // tables (aic_moe_table.hpp): the routing's load against a direct enumeration of the benchmark's
 // own assignment rule and closed forms, the op's kernels by hand, the H100 table's measured rows
-// predicted from the GEMM calibration (nothing fitted on MoE), and malformed tables refused with
-// file, line and column.
+// predicted from its calibration file, the MoE parameters' fit recovering known values, and
+// malformed tables refused with file, line and column.
 #include <doctest/doctest.h>
 
 #include "approx.hpp"
@@ -138,7 +138,7 @@ TEST_CASE("AIConfigurator MoE tables: rows, formats left out, and the H100 rows 
   const AicMoeTable t = read_aic_moe_table(path);
   REQUIRE(t.samples.size() == 7);
   REQUIRE(t.left_out.size() == 1);
-  CHECK(t.left_out.at("w4a16_mxfp4") == 1);
+  CHECK(t.left_out.at("w4a16_mxfp4 (no GEMM recipe for that format)") == 1);
   const KernelSample& first = t.samples[0];
   CHECK(first.kind == SampleKind::kMoeExperts);
   CHECK(first.op == "moe bfloat16 balanced");
@@ -160,7 +160,9 @@ TEST_CASE("AIConfigurator MoE tables: rows, formats left out, and the H100 rows 
 
   // Measured against predicted on H100's GEMM calibration: one rank, balanced, from one token
   // (eight experts' weights streamed) to 4096 (every expert compute-bound), and the busiest of 8
-  // ranks under the power-law skew. The op's kernels were never fitted on MoE rows.
+  // ranks under the power-law skew. The file's MoE parameters were fitted on the table's balanced
+  // rows, this layer's among them (its shape is not held out): a check that the file reads back
+  // as fitted; the held-out error is the file's held_out_moe_error.
   const hw::GpuSpec g = catalog_gpu("H100-SXM5-80GB");
   Calibration cal;
   cal.kernel = KernelParams::defaults_for(g);
@@ -251,4 +253,134 @@ TEST_CASE("MoE fit: the token-permute kernels' bandwidth recovered from data the
   const KernelCalibration c = calibrate_kernels(h100, samples, o);
   CHECK(c.fitted.gather_efficiency == approx(0.45).epsilon(0.02));
   CHECK(std::find(c.fitted_names.begin(), c.fitted_names.end(), "gather_efficiency") != c.fitted_names.end());
+}
+
+TEST_CASE("MoE grouped GEMMs: their own matrix efficiency by format, the dense GEMM's where unset") {
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  KernelParams p = KernelParams::defaults_for(h100);
+  // Unset: the grouped GEMM is the batched dense GEMM, to the bit.
+  for (const auto& [dtype, recipe] : std::vector<std::pair<DType, GemmRecipe>>{
+           {DType::kBf16, GemmRecipe::kDense}, {DType::kFp8, GemmRecipe::kBlockScaled}, {DType::kFp4, GemmRecipe::kDense}})
+    CHECK(grouped_gemm_time(h100, p, dtype, 512, 4096, 7168, 32, recipe).time_s ==
+          gemm_time(h100, p, dtype, 512, 4096, 7168, 32, recipe).time_s);
+  // The slots: 16-bit and weight-only main loops, dense 8-bit, block-scaled 8-bit, 4-bit.
+  CHECK(KernelParams::moe_gemm_slot(DType::kBf16, GemmRecipe::kDense) == KernelParams::kMoeGemmBf16);
+  CHECK(KernelParams::moe_gemm_slot(DType::kInt4, GemmRecipe::kWeightOnly) == KernelParams::kMoeGemmBf16);
+  CHECK(KernelParams::moe_gemm_slot(DType::kFp8, GemmRecipe::kDense) == KernelParams::kMoeGemmFp8);
+  CHECK(KernelParams::moe_gemm_slot(DType::kFp8, GemmRecipe::kBlockScaled) == KernelParams::kMoeGemmFp8Block);
+  CHECK(KernelParams::moe_gemm_slot(DType::kFp4, GemmRecipe::kDense) == KernelParams::kMoeGemmFp4);
+  // Set for block-scaled fp8 at half the dense kernel's: a compute-bound grouped GEMM (256 experts
+  // of 512 rows, 7168 x 4096) takes about twice as long, its matrix term exactly twice; a
+  // weight-streaming one (4 rows an expert) barely moves; bf16 keeps the dense efficiency.
+  KernelParams half = p;
+  half.moe_gemm_efficiency[KernelParams::kMoeGemmFp8Block] = p.matrix_efficiency_for(DType::kFp8, GemmRecipe::kBlockScaled) / 2;
+  const double big = grouped_gemm_time(h100, p, DType::kFp8, 512, 4096, 7168, 256, GemmRecipe::kBlockScaled).time_s;
+  const double big_half = grouped_gemm_time(h100, half, DType::kFp8, 512, 4096, 7168, 256, GemmRecipe::kBlockScaled).time_s;
+  CHECK(big_half / big == approx(2.0).epsilon(0.1));
+  const double flops = 2.0 * 512 * 4096 * 7168 * 256;
+  CHECK(big_half >= flops / (h100.peak(DType::kFp8) * half.moe_gemm_efficiency[KernelParams::kMoeGemmFp8Block]));
+  const double thin = grouped_gemm_time(h100, p, DType::kFp8, 4, 4096, 7168, 256, GemmRecipe::kBlockScaled).time_s;
+  const double thin_half = grouped_gemm_time(h100, half, DType::kFp8, 4, 4096, 7168, 256, GemmRecipe::kBlockScaled).time_s;
+  CHECK(thin_half / thin < 1.1);
+  CHECK(grouped_gemm_time(h100, half, DType::kBf16, 512, 4096, 7168, 256).time_s ==
+        grouped_gemm_time(h100, p, DType::kBf16, 512, 4096, 7168, 256).time_s);
+  // The MoE op's up and down GEMMs are these grouped GEMMs.
+  MoeExpertsShape s;
+  s.tokens = 16384, s.hidden = 7168, s.expert_ffn = 2048, s.top_k = 8, s.experts = 256;
+  s.load = busiest_rank_experts(ExpertRouting{}, s.tokens, 8, 256, 1);
+  const GemmFormat& block = *find_gemm_format("fp8_block", DType::kFp8);
+  const MoeExpertsCost c = moe_experts_time(h100, half, block, s);
+  CHECK(c.up.time_s == grouped_gemm_time(h100, half, DType::kFp8, s.load.routed_tokens / s.load.active_experts, 4096, 7168,
+                                         s.load.active_experts, GemmRecipe::kBlockScaled).time_s);
+}
+
+TEST_CASE("MoE fit: each format's grouped GEMMs and fixed cost recovered from data the model generated, on its balanced rows") {
+  const hw::GpuSpec h100 = catalog_gpu("H100-SXM5-80GB");
+  KernelParams truth = KernelParams::defaults_for(h100);
+  truth.gather_efficiency = 0.45;
+  truth.moe_gemm_efficiency[KernelParams::kMoeGemmBf16] = 0.7;
+  truth.moe_gemm_efficiency[KernelParams::kMoeGemmFp8Block] = 0.25;
+  truth.moe_gemm_hbm_efficiency[KernelParams::kMoeGemmBf16] = 0.85;
+  truth.moe_gemm_hbm_efficiency[KernelParams::kMoeGemmFp8Block] = 0.6;
+  truth.moe_op_overhead_s[KernelParams::kMoeGemmBf16] = 6e-6;
+  truth.moe_op_overhead_s[KernelParams::kMoeGemmFp8Block] = 40e-6;
+  std::vector<KernelSample> samples;
+  for (const char* format : {"bfloat16", "fp8_block"})
+    for (double tokens : {1.0, 16.0, 64.0, 256.0, 2048.0, 8192.0, 16384.0})
+      for (int ep : {1, 8, 32}) {
+        const GemmFormat& f = *find_gemm_format(format, DType::kBf16);
+        KernelSample s;
+        s.kind = SampleKind::kMoeExperts, s.source = "synthetic", s.timing = SampleTiming::kKernel;
+        s.clocks = SampleClocks::kBurst, s.op = std::string("moe ") + format + " balanced", s.ep = ep;
+        s.dtype = f.dtype, s.recipe = f.recipe, s.cast = f.cast;
+        s.moe.tokens = s.tokens = tokens, s.moe.hidden = 4096, s.moe.expert_ffn = 1536, s.moe.top_k = 8, s.moe.experts = 128;
+        s.moe.load = busiest_rank_experts(ExpertRouting{}, tokens, 8, 128, ep);
+        s.time_s = predict_sample(h100, truth, s);
+        samples.push_back(s);
+      }
+  KernelCalibrationOptions o;
+  o.held_out_shapes = 0;
+  o.fit.samples = 16, o.fit.local_fits = 4;
+  const KernelCalibration c = calibrate_kernels(h100, samples, o);
+  CHECK(c.fitted.gather_efficiency == approx(0.45).epsilon(0.03));
+  CHECK(c.fitted.moe_gemm_efficiency[KernelParams::kMoeGemmBf16] == approx(0.7).epsilon(0.03));
+  CHECK(c.fitted.moe_gemm_efficiency[KernelParams::kMoeGemmFp8Block] == approx(0.25).epsilon(0.03));
+  CHECK(c.fitted.moe_gemm_hbm_efficiency[KernelParams::kMoeGemmBf16] == approx(0.85).epsilon(0.03));
+  CHECK(c.fitted.moe_gemm_hbm_efficiency[KernelParams::kMoeGemmFp8Block] == approx(0.6).epsilon(0.03));
+  CHECK(c.fitted.moe_op_overhead_s[KernelParams::kMoeGemmBf16] == approx(6e-6).epsilon(0.1));
+  CHECK(c.fitted.moe_op_overhead_s[KernelParams::kMoeGemmFp8Block] == approx(40e-6).epsilon(0.05));
+  // No fp8 per-tensor or nvfp4 rows: those slots stay unset (the dense GEMM's).
+  CHECK(c.fitted.moe_gemm_efficiency[KernelParams::kMoeGemmFp8] == 0);
+  CHECK(c.fitted.moe_gemm_efficiency[KernelParams::kMoeGemmFp4] == 0);
+  for (const char* name : {"moe_gemm_efficiency.bf16", "moe_gemm_efficiency.fp8_block", "moe_gemm_hbm_efficiency.bf16",
+                           "moe_op_overhead.fp8_block"})
+    CHECK(std::find(c.fitted_names.begin(), c.fitted_names.end(), name) != c.fitted_names.end());
+}
+
+TEST_CASE("AIConfigurator MoE tables: the min-latency kernels are left out, counted; CUTLASS, DeepGEMM and nongated read") {
+  const AicMoeTable t = read_aic_moe_table(kData + "/b200_sxm/moe_perf.csv");
+  // Three min-latency rows left out: they time other kernels than the rows of the same shape
+  // beside them (16 tokens: 84.8 us against CUTLASS's 184.9 us), so one op name cannot hold both.
+  REQUIRE(t.left_out.size() == 1);
+  CHECK(t.left_out.at("moe_torch_flow_min_latency (another kernel, not modelled)") == 3);
+  REQUIRE(t.samples.size() == 5);
+  CHECK(t.samples[1].op == "moe nvfp4 balanced");
+  CHECK(t.samples[1].time_s == approx(0.18490133682886759e-3).epsilon(1e-12));
+  CHECK(t.samples[1].dtype == DType::kFp4);
+  CHECK(t.samples[3].op == "moe fp8_block balanced");
+  CHECK(t.samples[3].recipe == GemmRecipe::kBlockScaled);
+  CHECK(t.samples[4].op == "moe nongated nvfp4 power_law_1.01");
+  CHECK_FALSE(t.samples[4].moe.gated);
+  for (const KernelSample& s : t.samples) CHECK(s.line != 5);  // line 5: a min-latency row
+}
+
+TEST_CASE("MoE rows that read their experts' weights faster than HBM are left out: the replays found them in L2") {
+  const hw::GpuSpec l40s = catalog_gpu("L40S");
+  // L40S's table: 1 token of Mixtral's layer (4096 x 14336, top 2 of 8) at TP 4, EP 2 in 42.5 us:
+  // the busiest rank's one expert, up and down weights of 4096 x 3584 x 3 x 2 bytes, 1.2x the
+  // GDDR6 peak.
+  KernelSample warm;
+  warm.kind = SampleKind::kMoeExperts, warm.dtype = DType::kBf16, warm.op = "moe bfloat16 balanced";
+  warm.moe.hidden = 4096, warm.moe.expert_ffn = 14336.0 / 4, warm.moe.top_k = 2, warm.moe.experts = 8;
+  warm.moe.tokens = warm.tokens = 1, warm.ep = 2, warm.tp = 4;
+  warm.moe.load = busiest_rank_experts(ExpertRouting{}, 1, 2, 8, 2);
+  REQUIRE(warm.moe.load.active_experts == 1);
+  warm.time_s = 42.496e-6;
+  const double bytes = 4096.0 * 3584 * 3 * 2;
+  CHECK(hbm_fraction(l40s, warm) == approx(bytes / 42.496e-6 / l40s.hbm_bandwidth));
+  CHECK(hbm_fraction(l40s, warm) > 1.1);
+  // The same at 4096 tokens (all four of the rank's experts, 2.5 ms): from GDDR6. A plain
+  // activation has no gate (2 matrices an expert); fp4 weights are half a byte.
+  KernelSample cold = warm;
+  cold.moe.load = {4, 2048}, cold.time_s = 2.5e-3;
+  CHECK(hbm_fraction(l40s, cold) < 0.2);
+  KernelSample plain = warm;
+  plain.moe.gated = false, plain.dtype = DType::kFp4;
+  CHECK(hbm_fraction(l40s, plain) == approx(4096.0 * 3584 * 2 * 0.5 / 42.496e-6 / l40s.hbm_bandwidth));
+  std::vector<KernelSample> rows{warm, cold, plain};
+  const FasterThanHbm dropped = drop_faster_than_hbm(l40s, rows);
+  CHECK(dropped.moe == 1);
+  CHECK(dropped.gemm == 0);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].time_s == 2.5e-3);
 }
