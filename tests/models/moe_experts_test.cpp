@@ -171,8 +171,9 @@ TEST_CASE("AIConfigurator MoE tables: rows, formats left out, and the H100 rows 
     CAPTURE(t.samples[i].line);
     CHECK(predict_sample(g, cal.kernel, t.samples[i]) / t.samples[i].time_s == approx(1.0).epsilon(0.15));
   }
-  // The skewed rank is the op's weakest part: -19% here; over the whole H100 table the power-law
-  // rows of 2048 tokens or more come out 17-20% fast (median). This bound keeps it from worsening.
+  // The skewed rank is the op's weakest part: -12% here; over the whole H100 table the power-law
+  // rows of 2048 tokens or more over several ranks come out 12% fast (median; 2026-12-07, 17-20%
+  // before the MoE GEMMs got their own parameters). This bound keeps it from worsening.
   const double skewed = predict_sample(g, cal.kernel, t.samples[4]) / t.samples[4].time_s;
   CHECK(skewed > 0.75);
   CHECK(skewed < 1.0);
@@ -337,7 +338,7 @@ TEST_CASE("MoE fit: each format's grouped GEMMs and fixed cost recovered from da
     CHECK(std::find(c.fitted_names.begin(), c.fitted_names.end(), name) != c.fitted_names.end());
 }
 
-TEST_CASE("AIConfigurator MoE tables: the min-latency kernels are left out, counted; CUTLASS, DeepGEMM and nongated read") {
+TEST_CASE("AIConfigurator MoE tables: the min-latency kernels are left out and counted, CUTLASS, DeepGEMM and nongated read") {
   const AicMoeTable t = read_aic_moe_table(kData + "/b200_sxm/moe_perf.csv");
   // Three min-latency rows left out: they time other kernels than the rows of the same shape
   // beside them (16 tokens: 84.8 us against CUTLASS's 184.9 us), so one op name cannot hold both.
