@@ -14,8 +14,8 @@
 // Rows whose format the GEMM model has no recipe for (w4a16_mxfp4, w4a8_mxfp4_mxfp8: MXFP4
 // weights) and those of TensorRT-LLM's min-latency MoE kernels (moe_torch_flow_min_latency: not
 // the grouped-GEMM op the model prices; 0.25-1.9x the CUTLASS op's time on the same rows, so
-// the two cannot share one op name) are left out and counted. op names: "moe <format> <distribution>" ("moe nongated
-// ..." for the plain-activation kernels), for the error tables.
+// the two cannot share one op name) are left out and counted. op names: "moe <format>
+// <distribution>" ("moe nongated ..." for the plain-activation kernels), for the error tables.
 #include <map>
 #include <string>
 #include <vector>

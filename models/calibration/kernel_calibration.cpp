@@ -344,31 +344,27 @@ KernelCalibration calibrate_kernels(const hw::GpuSpec& gpu, const std::vector<Ke
     }
     c.fitted_names.insert(c.fitted_names.end(), names.begin(), names.end());
   }
-  // MoE layers, on top of everything else: the token-permute kernels' bandwidth and the grouped
-  // GEMMs' matrix efficiency by format (the activation and routing are the parts fitted above).
-  // On the balanced rows only: their load per rank is exact; the skewed rows (their busiest rank
-  // is a model too) are predicted. The bandwidth on the 16-bit rows, with that format's grouped
-  // GEMM (no cast or low-precision GEMM runs beside the permutes); then each low-precision
-  // format's grouped GEMM on its own rows, the permutes as fitted.
+  // MoE layers, on top of everything else: the token-permute kernels' bandwidth and, by format,
+  // the grouped GEMMs' matrix and HBM efficiency and the op's fixed cost (the activation and
+  // routing are the parts fitted above). On the balanced rows only: their load per rank is exact;
+  // the skewed rows (their busiest rank is a model too) are predicted. The bandwidth on the 16-bit
+  // rows, with that format's values (no cast or low-precision GEMM runs beside the permutes); then
+  // each low-precision format on its own rows, the permutes as fitted.
   std::array<std::vector<KernelSample>, 4> moes_by_slot;
   for (const KernelSample& s : of_kind(c.fit_set, SampleKind::kMoeExperts))
     if (s.op.ends_with(" balanced"))
       moes_by_slot[static_cast<std::size_t>(KernelParams::moe_gemm_slot(s.dtype, s.recipe))].push_back(s);
-  for (int slot : {KernelParams::kMoeGemmBf16, KernelParams::kMoeGemmFp8, KernelParams::kMoeGemmFp8Block,
-                   KernelParams::kMoeGemmFp4}) {
-    const std::vector<KernelSample>& moes = moes_by_slot[static_cast<std::size_t>(slot)];
+  for (std::size_t i = 0; i < moes_by_slot.size(); ++i) {  // the 16-bit slot (0) first
+    const std::vector<KernelSample>& moes = moes_by_slot[i];
     if (moes.empty()) continue;
-    std::vector<std::string> moe_names;
-    if (slot == KernelParams::kMoeGemmBf16) moe_names.emplace_back("gather_efficiency"), start(p.gather_efficiency, p.memory_op_efficiency);
-    const DType dtype = moes.front().dtype;
-    const GemmRecipe recipe = moes.front().recipe;
-    const auto i = static_cast<std::size_t>(slot);
-    start(p.moe_gemm_efficiency[i], p.matrix_efficiency_for(dtype, recipe));
-    start(p.moe_gemm_hbm_efficiency[i], p.hbm_efficiency);
     const std::string slot_name(KernelParams::kMoeGemmSlotNames[i]);
+    std::vector<std::string> moe_names = {"moe_gemm_efficiency." + slot_name, "moe_gemm_hbm_efficiency." + slot_name,
+                                          "moe_op_overhead." + slot_name};
+    if (i == KernelParams::kMoeGemmBf16)
+      moe_names.insert(moe_names.begin(), "gather_efficiency"), start(p.gather_efficiency, p.memory_op_efficiency);
+    start(p.moe_gemm_efficiency[i], p.matrix_efficiency_for(moes.front().dtype, moes.front().recipe));
+    start(p.moe_gemm_hbm_efficiency[i], p.hbm_efficiency);
     start(p.moe_op_overhead_s[i], 5e-6);
-    moe_names.insert(moe_names.end(), {"moe_gemm_efficiency." + slot_name, "moe_gemm_hbm_efficiency." + slot_name,
-                                       "moe_op_overhead." + slot_name});
     require("MoE layers", moes.size(), moe_names.size());
     p = fit_kernel_params(p, moe_names, spread_subset(moes, o.max_fit_gemms, o.split_seed), tile, o.fit).params;
     c.fitted_names.insert(c.fitted_names.end(), moe_names.begin(), moe_names.end());

@@ -128,8 +128,10 @@ struct Problem {
   const hw::GpuSpec* gpu;
 };
 
+// `matrix_efficiency`, `hbm_efficiency`: the kernel's rates (the dense library's, or the MoE
+// kernels' own: grouped_gemm_time).
 Problem make_problem(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
-                     double batch, GemmRecipe recipe) {
+                     double batch, GemmRecipe recipe, double matrix_efficiency, double hbm_efficiency) {
   Problem q;
   q.m = std::max(1.0, m), q.n = std::max(1.0, n), q.k = std::max(1.0, k), q.batch = std::max(1.0, batch);
   const OperandBytes ob = operand_bytes(dtype, recipe, p.narrow_output_16bit > 0);
@@ -144,10 +146,10 @@ Problem make_problem(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype,
   q.sms = gpu.sm_count;
   q.inv_sms = 1 / q.sms;
   const DType mma = recipe == GemmRecipe::kWeightOnly ? DType::kBf16 : dtype;  // dequantized to 16 bits
-  q.inv_rate_sm = 1 / (matrix_rate_per_sm(gpu, mma) * p.matrix_efficiency_for(dtype, recipe));
+  q.inv_rate_sm = 1 / (matrix_rate_per_sm(gpu, mma) * matrix_efficiency);
   q.inv_smem_bw = 1 / gpu.smem_bandwidth();
   q.inv_l2_bw = 1 / (gpu.l2_read_bandwidth() * p.l2_efficiency);
-  q.inv_hbm_bw = 1 / (gpu.hbm_bandwidth * p.hbm_efficiency);
+  q.inv_hbm_bw = 1 / (gpu.hbm_bandwidth * hbm_efficiency);
   q.latency = gpu.hbm_latency() * p.loaded_latency_factor;
   q.l2_half = gpu.l2_bytes / 2;  // an operand "fits" when it leaves room for the other streams
   q.bk = kStageKBytes / q.e;     // a power of two: the reciprocal is exact
@@ -159,6 +161,12 @@ Problem make_problem(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype,
   q.power_limit = p.power_limit();
   q.gpu = &gpu;
   return q;
+}
+
+// The dense GEMM library's kernel.
+Problem make_problem(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
+                     double batch, GemmRecipe recipe) {
+  return make_problem(gpu, p, dtype, m, n, k, batch, recipe, p.matrix_efficiency_for(dtype, recipe), p.hbm_efficiency);
 }
 
 double occupancy(const hw::GpuSpec& gpu, const GemmTile& t) {
@@ -374,11 +382,9 @@ KernelCost gemm_time(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype,
 KernelCost grouped_gemm_time(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n,
                              double k, double groups, GemmRecipe recipe) {
   if (gpu.host_cpu) return gemm_time(gpu, p, dtype, m, n, k, groups, recipe);
-  Problem q = make_problem(gpu, p, dtype, m, n, k, groups, recipe);
-  const DType mma = recipe == GemmRecipe::kWeightOnly ? DType::kBf16 : dtype;
-  q.inv_rate_sm = 1 / (matrix_rate_per_sm(gpu, mma) * p.moe_gemm_efficiency_for(dtype, recipe));
-  q.inv_hbm_bw = 1 / (gpu.hbm_bandwidth * p.moe_gemm_hbm_efficiency_for(dtype, recipe));
-  return best_plan(gpu, q).cost;
+  return best_plan(gpu, make_problem(gpu, p, dtype, m, n, k, groups, recipe, p.moe_gemm_efficiency_for(dtype, recipe),
+                                     p.moe_gemm_hbm_efficiency_for(dtype, recipe)))
+      .cost;
 }
 
 KernelCost gemm_op(const hw::GpuSpec& gpu, const KernelParams& p, const GemmFormat& format, double m, double n, double k,

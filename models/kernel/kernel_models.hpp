@@ -28,8 +28,8 @@ namespace exasim::models {
 KernelCost gemm_time(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n, double k,
                      double batch = 1, GemmRecipe recipe = GemmRecipe::kDense);
 // The grouped GEMM of a fused MoE op: `groups` products of m x n x k (the active experts, m their
-// mean rows), tiled and scheduled as one batched GEMM, its main loop at the MoE kernel's own
-// matrix efficiency (KernelParams::moe_gemm_efficiency; unset: the dense GEMM's).
+// mean rows), tiled and scheduled as one batched GEMM at the MoE kernels' own matrix and HBM
+// efficiency (KernelParams::moe_gemm_efficiency, moe_gemm_hbm_efficiency; unset: the dense GEMM's).
 KernelCost grouped_gemm_time(const hw::GpuSpec& gpu, const KernelParams& p, DType dtype, double m, double n,
                              double k, double groups, GemmRecipe recipe = GemmRecipe::kDense);
 
