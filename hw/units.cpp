@@ -37,6 +37,7 @@ constexpr std::array kTimeUnits = {
     Term{"s", 1.0},      Term{"ms", 1e-3},          Term{"us", 1e-6},         Term{"\xC2\xB5s", 1e-6},
     Term{"\xCE\xBCs", 1e-6},  // Greek mu, which some keyboards produce instead of the micro sign
     Term{"ns", 1e-9},    Term{"ps", 1e-12},         Term{"min", 60.0},        Term{"h", 3600.0},
+    Term{"d", 86400.0},  // days: reliability horizons, time to train
 };
 
 constexpr std::array kPowerPrefixes = {Term{"m", 1e-3}, Term{"", 1.0}, Term{"k", 1e3}, Term{"M", 1e6},

@@ -12,7 +12,7 @@ enum class Dimension {
   kNone,            // plain number (no unit allowed except none)
   kBytes,           // B      accepts B, kB, MB, GB, TB, PB, KiB, MiB, GiB, TiB, PiB, b/kb/Mb/Gb/Tb (bits)
   kBandwidth,       // B/s    accepts <bytes unit>/s, <bits unit>/s, Gbps/Mbps/Tbps, GT/s is rejected
-  kTime,            // s      accepts s, ms, us, µs, ns, ps, min, h
+  kTime,            // s      accepts s, ms, us, µs, ns, ps, min, h, d
   kPower,           // W      accepts W, kW, MW, mW
   kFlopRate,        // FLOP/s accepts FLOP/s, FLOPS, kFLOP/s, MFLOP/s, GFLOP/s, TFLOP/s, PFLOP/s, TOP/s (int ops) ...
   kFrequency,       // Hz     accepts Hz, kHz, MHz, GHz

@@ -12,6 +12,7 @@
 #include "traces/request_source_factory.hpp"
 #include "workloads/planner/plan_evaluation.hpp"
 #include "workloads/planner/planner_inputs.hpp"
+#include "workloads/reliability/goodput.hpp"
 #include "workloads/serving/serving_report.hpp"
 #include "workloads/training/training_report.hpp"
 
@@ -71,6 +72,39 @@ void print_summary(std::ostream& out, const workloads::Scenario& s, const worklo
       << "; collective parameters: " << s.calibration.collective.source << "\n";
 }
 
+// Days, hours or minutes, whichever reads best for a job's wall-clock time.
+std::string fmt_long_time(double s) {
+  if (s >= 2 * 86400) return fmt_fixed(s / 86400, 2) + " d";
+  if (s >= 2 * 3600) return fmt_fixed(s / 3600, 2) + " h";
+  return fmt(s, units::Dimension::kTime);
+}
+
+void print_goodput(std::ostream& out, const workloads::reliability::GoodputReport& g) {
+  const auto& e = g.simulated;
+  const auto& c = g.config;
+  out << "\nreliability: an interruption every " << fmt_long_time(c.job_mtbf_s) << ", checkpoints blocking "
+      << fmt(c.checkpoint_write_s, units::Dimension::kTime) << ", restarts of " << fmt_long_time(c.restart_s) << "; "
+      << c.trials << " trials " << (e.time_to_train_s ? "until trained" : "over " + fmt_long_time(c.horizon_s)) << "\n";
+  Table t({"goodput", "value"});
+  t.set_align_right(1);
+  t.add_row({"useful fraction of wall time", fmt_percent(e.fraction, 2) + " +- " + fmt_percent(e.fraction_ci95, 2) +
+                                                 " (closed form " + fmt_percent(g.expected_fraction, 2) + ")"});
+  t.add_row({"interruptions per day", fmt_fixed(e.interruptions_per_day, 2)});
+  t.add_row({"checkpoint interval (work)", fmt_long_time(g.checkpoint_interval_s) + " = " +
+                                               fmt_fixed(g.checkpoint_interval_s / g.iteration_s, 0) + " iterations (optimal " +
+                                               fmt_long_time(g.optimal_checkpoint_interval_s) + ")"});
+  const auto& s = e.mean_split;
+  const auto share = [&](double x) { return fmt_percent(x / s.wall(), 2); };
+  t.add_row({"  checkpoint writes", share(s.checkpoint)});
+  t.add_row({"  work lost to failures", share(s.lost)});
+  t.add_row({"  restarts", share(s.restart)});
+  if (e.time_to_train_s)
+    t.add_row({"time to train " + fmt_fixed(*c.train_tokens / 1e9, 1) + " B tokens",
+               fmt_long_time(*e.time_to_train_s) + " +- " + fmt_long_time(*e.time_to_train_ci95)});
+  t.print(out);
+  out << "\n";
+}
+
 // Serving: the request source streams the workload; per-request records go straight to the
 // --requests file as requests finish, so memory stays flat with the trace length.
 int run_serving(const workloads::Scenario& s, const RunOptions& o) {
@@ -117,11 +151,21 @@ int run(const Context& ctx, const RunOptions& o) {
     const workloads::planner::PlanEvaluation e =
         workloads::planner::evaluate_plan(workloads::planner::PlannerInputs::from(s), plan);
     const workloads::TrainingResult& r = e.result;
+    std::optional<workloads::reliability::GoodputReport> goodput;
+    if (s.reliability)
+      goodput = workloads::reliability::job_goodput(*s.reliability, r.iteration_time_s, r.tokens_per_s * r.iteration_time_s,
+                                                    s.simulation.seed);
     print_summary(std::cout, s, plan, r);
-    if (!o.json_path.empty()) open_output(o.json_path, "--json") << config::to_json_text(workloads::planner::evaluation_json(s, plan, e), 2) << "\n";
+    if (goodput) print_goodput(std::cout, *goodput);
+    if (!o.json_path.empty()) {
+      nlohmann::json j = workloads::planner::evaluation_json(s, plan, e);
+      if (goodput) j["goodput"] = workloads::reliability::goodput_json(*goodput);
+      open_output(o.json_path, "--json") << config::to_json_text(j, 2) << "\n";
+    }
     if (!o.report_path.empty()) {
       auto out = open_output(o.report_path, "--report");
       print_summary(out, s, plan, r);
+      if (goodput) print_goodput(out, *goodput);
     }
     if (!o.trace_path.empty()) {
       auto out = open_output(o.trace_path, "--trace");

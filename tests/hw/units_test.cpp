@@ -102,6 +102,7 @@ TEST_CASE("units: time") {
   expect_value("3 ps", Dimension::kTime, 3e-12);
   expect_value("2 min", Dimension::kTime, 120);
   expect_value("1.5 h", Dimension::kTime, 5400);
+  expect_value("54 d", Dimension::kTime, 54 * 86400.0);  // days: reliability horizons
 }
 
 TEST_CASE("units: power, flop rate, frequency, energy") {

@@ -166,7 +166,7 @@ std::optional<topologies::HostSide> host_side(const hw::Catalog& catalog, const 
 Scenario scenario_from_node(const Node& root, const hw::Catalog& catalog, const std::string& base_dir) {
   root.expect_map();
   root.check_keys({"name", "description", "cluster", "model", "training", "serving", "simulation", "calibration", "cost",
-                  "plan_space", "power"});  // plan_space: workloads/planner/plan_space.hpp; power: models/power/power_config.hpp
+                  "plan_space", "power", "reliability"});  // plan_space: workloads/planner/plan_space.hpp; power: models/power/power_config.hpp
   Scenario s;
   s.root = root;
   s.file = root.file();
@@ -208,6 +208,10 @@ Scenario scenario_from_node(const Node& root, const hw::Catalog& catalog, const 
               std::to_string(s.cluster.gpu_count()) + " GPUs)",
           "give a rank below " + std::to_string(s.cluster.gpu_count()));
     }
+  }
+  if (root.has("reliability")) {
+    if (s.serving) root["reliability"].fail("reliability applies to training jobs", "remove the reliability: section");
+    s.reliability = reliability::read_reliability(root["reliability"]);
   }
   s.calibration = read_calibration(root["calibration"], s.cluster, catalog, base_dir);
   if (root.has("cost")) s.cost = read_cost(root["cost"]);

@@ -12,6 +12,7 @@
 #include "sim/net/network_options.hpp"
 #include "topologies/cluster.hpp"
 #include "workloads/model/model_spec.hpp"
+#include "workloads/reliability/reliability_config.hpp"
 #include "workloads/serving/serving_config.hpp"
 #include "workloads/training/all_ranks.hpp"
 #include "workloads/training/training_config.hpp"
@@ -40,6 +41,7 @@ struct Scenario {
   SimulationConfig simulation;
   models::Calibration calibration;
   models::CostRates cost;
+  std::optional<reliability::ReliabilityConfig> reliability;  // training: failures, checkpoints, goodput
 };
 
 // Reads `path`, applies `overrides` ("a.b.c=value"), resolves catalog names, checks the schema.

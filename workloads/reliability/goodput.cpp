@@ -1,0 +1,178 @@
+#include "workloads/reliability/goodput.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "hw/error.hpp"
+#include "hw/units.hpp"
+#include "workloads/serving/sampling.hpp"
+
+namespace exasim::workloads::reliability {
+
+namespace {
+
+using serving::exponential;
+using serving::Rng;
+
+struct Trial {
+  TimeSplit split;
+  long long interruptions = 0;
+};
+
+// Restart after a failure at the trial's current time: a failure during a restart starts it
+// again. Returns the next failure time, which lies after the restart (or past the horizon).
+double restart(const GoodputInputs& in, Rng& rng, double& t, Trial& trial, double end) {
+  const double m = in.job.mtbf_s, r = in.job.restart_s;
+  for (;;) {
+    const double next_failure = t + exponential(rng, m);
+    const double restarted = t + r;
+    if (next_failure >= restarted || next_failure >= end) {
+      const double until = std::min(restarted, end);
+      trial.split.restart += until - t;
+      t = until;
+      return next_failure;
+    }
+    trial.split.restart += next_failure - t;
+    t = next_failure;
+    ++trial.interruptions;
+  }
+}
+
+// One life of the job: segments of work, each closed by a checkpoint, until the work is kept
+// (work mode) or the horizon is reached. At the horizon the work in progress counts as useful
+// (the job goes on; a bias of at most one interval over the horizon).
+Trial run_trial(const GoodputInputs& in, Rng& rng) {
+  Trial trial;
+  TimeSplit& s = trial.split;
+  const double end = in.work_s ? INFINITY : in.horizon_s;
+  double t = 0, next_failure = exponential(rng, in.job.mtbf_s);
+  for (;;) {
+    if (in.work_s && *in.work_s - s.useful <= 1e-12 * *in.work_s) break;
+    if (t >= end) break;
+    const double work = in.work_s ? std::min(in.interval_s, *in.work_s - s.useful) : in.interval_s;
+    const double segment_end = t + work + in.job.checkpoint_s;
+    if (next_failure >= segment_end && segment_end <= end) {  // the segment and its checkpoint complete
+      s.useful += work;
+      s.checkpoint += in.job.checkpoint_s;
+      t = segment_end;
+      continue;
+    }
+    if (next_failure >= end) {  // the horizon falls inside the segment
+      s.useful += std::min(work, end - t);
+      s.checkpoint += std::max(0.0, end - t - work);
+      t = end;
+      break;
+    }
+    s.lost += next_failure - t;  // the failure throws away the segment so far
+    t = next_failure;
+    ++trial.interruptions;
+    next_failure = restart(in, rng, t, trial, end);
+  }
+  return trial;
+}
+
+// Mean and 95% half-width (normal approximation) of `values`.
+std::pair<double, double> mean_ci95(const std::vector<double>& values) {
+  const double n = static_cast<double>(values.size());
+  double sum = 0;
+  for (double v : values) sum += v;
+  const double mean = sum / n;
+  double sq = 0;
+  for (double v : values) sq += (v - mean) * (v - mean);
+  return {mean, 1.96 * std::sqrt(sq / (n - 1) / n)};
+}
+
+}  // namespace
+
+GoodputEstimate simulate_goodput(const GoodputInputs& in) {
+  Rng rng(in.seed);
+  std::vector<double> fractions, walls;
+  TimeSplit total;
+  double interruptions = 0;
+  for (int i = 0; i < in.trials; ++i) {
+    const Trial trial = run_trial(in, rng);
+    const TimeSplit& s = trial.split;
+    fractions.push_back(s.useful / s.wall());
+    walls.push_back(s.wall());
+    total.useful += s.useful;
+    total.checkpoint += s.checkpoint;
+    total.lost += s.lost;
+    total.restart += s.restart;
+    interruptions += static_cast<double>(trial.interruptions);
+  }
+  GoodputEstimate e;
+  std::tie(e.fraction, e.fraction_ci95) = mean_ci95(fractions);
+  e.interruptions_per_day = interruptions / (total.wall() / 86400.0);
+  const double n = in.trials;
+  e.mean_split = {total.useful / n, total.checkpoint / n, total.lost / n, total.restart / n};
+  if (in.work_s) {
+    const auto [mean, ci] = mean_ci95(walls);
+    e.time_to_train_s = mean;
+    e.time_to_train_ci95 = ci;
+  }
+  return e;
+}
+
+GoodputReport job_goodput(const ReliabilityConfig& config, double iteration_s, double tokens_per_iteration,
+                          std::uint64_t scenario_seed) {
+  using units::Dimension;
+  GoodputReport r;
+  r.config = config;
+  r.iteration_s = iteration_s;
+  const models::CheckpointedJob job{config.job_mtbf_s, config.checkpoint_write_s, config.restart_s};
+  r.optimal_checkpoint_interval_s = models::optimal_interval(job);
+  // Checkpoints are taken between iterations (Megatron's --save-interval counts iterations).
+  const double wanted = config.checkpoint_interval_s.value_or(r.optimal_checkpoint_interval_s);
+  r.checkpoint_interval_s = std::max(1.0, std::round(wanted / iteration_s)) * iteration_s;
+  r.expected_fraction = models::expected_goodput(job, r.checkpoint_interval_s);
+  const auto fmt = [](double v, Dimension d) { return units::format(v, d, 3); };
+  if (!(r.expected_fraction >= 0.01)) {
+    char percent[32];
+    std::snprintf(percent, sizeof percent, "%.3g%%", 100 * r.expected_fraction);
+    throw PlanError("the job makes almost no progress: expected goodput " + std::string(percent) + " with an interruption every " + fmt(job.mtbf_s, Dimension::kTime) + ", checkpoints of " +
+                        fmt(job.checkpoint_s, Dimension::kTime) + " every " + fmt(r.checkpoint_interval_s, Dimension::kTime) +
+                        " of work and restarts of " + fmt(job.restart_s, Dimension::kTime),
+                    {"", 0, "reliability.job_mtbf"}, "a job this unreliable does not train; check the failure rates");
+  }
+  GoodputInputs in{job, r.checkpoint_interval_s, std::nullopt, config.horizon_s, config.trials, config.seed.value_or(scenario_seed)};
+  if (config.train_tokens) in.work_s = std::ceil(*config.train_tokens / tokens_per_iteration) * iteration_s;
+  // Events a trial takes: a segment per checkpoint, and per interruption a failure and a restart.
+  const double wall = in.work_s ? *in.work_s / r.expected_fraction : in.horizon_s;
+  const double events = config.trials * wall * (1 / (r.checkpoint_interval_s + job.checkpoint_s) + 2 / job.mtbf_s);
+  if (events > 1e9) {
+    throw PlanError("the Monte Carlo would take about " + std::to_string(static_cast<long long>(events)) +
+                        " events (" + std::to_string(config.trials) + " trials over " + fmt(wall, Dimension::kTime) + ")",
+                    {"", 0, config.train_tokens ? "reliability.tokens" : "reliability.horizon"},
+                    "fewer trials, a shorter horizon or a longer checkpoint interval");
+  }
+  r.simulated = simulate_goodput(in);
+  return r;
+}
+
+nlohmann::json goodput_json(const GoodputReport& r) {
+  const GoodputEstimate& e = r.simulated;
+  nlohmann::json j;
+  j["fraction"] = e.fraction;
+  j["fraction_ci95"] = {e.fraction - e.fraction_ci95, e.fraction + e.fraction_ci95};
+  j["expected_fraction"] = r.expected_fraction;
+  j["interruptions_per_day"] = e.interruptions_per_day;
+  j["checkpoint_interval_s"] = r.checkpoint_interval_s;
+  j["optimal_checkpoint_interval_s"] = r.optimal_checkpoint_interval_s;
+  j["job_mtbf_s"] = r.config.job_mtbf_s;
+  j["checkpoint_write_s"] = r.config.checkpoint_write_s;
+  j["restart_s"] = r.config.restart_s;
+  j["trials"] = r.config.trials;
+  if (e.time_to_train_s) {
+    j["time_to_train_s"] = *e.time_to_train_s;
+    j["time_to_train_ci95_s"] = {*e.time_to_train_s - *e.time_to_train_ci95, *e.time_to_train_s + *e.time_to_train_ci95};
+  } else {
+    j["horizon_s"] = r.config.horizon_s;
+  }
+  const TimeSplit& s = e.mean_split;
+  j["time_breakdown_s"] = {{"useful", s.useful}, {"checkpoint", s.checkpoint}, {"lost_work", s.lost}, {"restart", s.restart}};
+  return j;
+}
+
+}  // namespace exasim::workloads::reliability

@@ -1,0 +1,63 @@
+#pragma once
+// Goodput of a training job that is interrupted, checkpoints and restarts: the job's life over days
+// simulated event by event (Monte Carlo over seeded trials), beside the closed form it must agree
+// with (models/reliability/checkpoint_interval.hpp). The clean iteration comes from one engine
+// run; this layer only schedules its work between failures.
+#include <cstdint>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "models/reliability/checkpoint_interval.hpp"
+#include "workloads/reliability/reliability_config.hpp"
+
+namespace exasim::workloads::reliability {
+
+// One Monte Carlo run of the checkpointed job.
+struct GoodputInputs {
+  models::CheckpointedJob job;
+  double interval_s = 0;          // work between checkpoints
+  std::optional<double> work_s;   // run until this much work is kept; else for horizon_s
+  double horizon_s = 0;
+  int trials = 1;
+  std::uint64_t seed = 1;
+};
+
+// Where a trial's wall-clock time went (seconds; the four sum to the wall time).
+struct TimeSplit {
+  double useful = 0;      // work that was kept
+  double checkpoint = 0;  // completed checkpoint writes
+  double lost = 0;        // work and checkpoint writes a failure threw away
+  double restart = 0;     // restarts, including restarts interrupted by a failure
+  double wall() const { return useful + checkpoint + lost + restart; }
+};
+
+struct GoodputEstimate {
+  double fraction = 0;        // mean over trials of useful / wall
+  double fraction_ci95 = 0;   // half-width of the 95% confidence interval of that mean
+  double interruptions_per_day = 0;
+  TimeSplit mean_split;       // per trial
+  std::optional<double> time_to_train_s, time_to_train_ci95;  // work mode: mean wall time
+};
+
+GoodputEstimate simulate_goodput(const GoodputInputs& in);
+
+// A scenario's goodput: the interval (optimal, or the one given) rounded to whole iterations,
+// the Monte Carlo, and the closed form beside it.
+struct GoodputReport {
+  ReliabilityConfig config;
+  double iteration_s = 0;
+  double checkpoint_interval_s = 0;          // used: whole iterations
+  double optimal_checkpoint_interval_s = 0;  // of the closed form
+  double expected_fraction = 0;              // closed form at the interval used
+  GoodputEstimate simulated;
+};
+
+// Throws PlanError (key reliability.*) when the job would make almost no progress (expected
+// goodput under 1%) or the Monte Carlo would take more than ~10^9 events.
+GoodputReport job_goodput(const ReliabilityConfig& config, double iteration_s, double tokens_per_iteration,
+                          std::uint64_t scenario_seed);
+
+nlohmann::json goodput_json(const GoodputReport& r);
+
+}  // namespace exasim::workloads::reliability
