@@ -19,6 +19,8 @@ std::string_view catalog_kind_name(CatalogKind k) {
     case CatalogKind::kNode: return "node";
     case CatalogKind::kCpu: return "CPU";
     case CatalogKind::kModel: return "model";
+    case CatalogKind::kStorage: return "storage system";
+    case CatalogKind::kFailures: return "failure-rate set";
   }
   return "?";
 }
@@ -36,7 +38,8 @@ Catalog Catalog::load(const std::string& configs_dir) {
   }
   const std::pair<CatalogKind, const char*> files[] = {
       {CatalogKind::kGpu, "hw/gpus.yaml"},   {CatalogKind::kLink, "hw/links.yaml"}, {CatalogKind::kFabric, "hw/fabrics.yaml"},
-      {CatalogKind::kNic, "hw/nics.yaml"},   {CatalogKind::kNode, "hw/nodes.yaml"}, {CatalogKind::kCpu, "hw/cpus.yaml"}};
+      {CatalogKind::kNic, "hw/nics.yaml"},   {CatalogKind::kNode, "hw/nodes.yaml"}, {CatalogKind::kCpu, "hw/cpus.yaml"},
+      {CatalogKind::kStorage, "hw/storage.yaml"}, {CatalogKind::kFailures, "hw/failures.yaml"}};
   for (const auto& [kind, rel] : files) {
     const fs::path p = fs::path(configs_dir) / rel;
     if (fs::exists(p)) c.add_file(kind, p.string());
@@ -128,6 +131,12 @@ FabricSpec Catalog::fabric(const Node& ref) const {
   return fabric_from_layers(reference_name(ref), layers(CatalogKind::kFabric, ref));
 }
 NicSpec Catalog::nic(const Node& ref) const { return nic_from_layers(reference_name(ref), layers(CatalogKind::kNic, ref)); }
+StorageSpec Catalog::storage(const Node& ref) const {
+  return storage_from_layers(reference_name(ref), layers(CatalogKind::kStorage, ref));
+}
+FailureRatesSpec Catalog::failure_rates(const Node& ref) const {
+  return failure_rates_from_layers(reference_name(ref), layers(CatalogKind::kFailures, ref));
+}
 NodeSpec Catalog::node(const Node& ref) const { return node_from_layers(reference_name(ref), layers(CatalogKind::kNode, ref)); }
 CpuSpec Catalog::cpu(const Node& ref) const { return cpu_from_layers(reference_name(ref), layers(CatalogKind::kCpu, ref)); }
 

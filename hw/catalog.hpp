@@ -7,23 +7,26 @@
 
 #include "hw/config/node.hpp"
 #include "hw/cpu_spec.hpp"
+#include "hw/failure_rates_spec.hpp"
 #include "hw/fabric_spec.hpp"
 #include "hw/gpu_spec.hpp"
 #include "hw/link_spec.hpp"
 #include "hw/nic_spec.hpp"
 #include "hw/node_spec.hpp"
+#include "hw/storage_spec.hpp"
 
 namespace exasim::hw {
 
-enum class CatalogKind { kGpu, kLink, kFabric, kNic, kNode, kCpu, kModel };
-inline constexpr CatalogKind kAllCatalogKinds[] = {CatalogKind::kGpu,  CatalogKind::kLink, CatalogKind::kFabric,
-                                                   CatalogKind::kNic,  CatalogKind::kNode, CatalogKind::kCpu,
-                                                   CatalogKind::kModel};
+enum class CatalogKind { kGpu, kLink, kFabric, kNic, kNode, kCpu, kModel, kStorage, kFailures };
+inline constexpr CatalogKind kAllCatalogKinds[] = {CatalogKind::kGpu,     CatalogKind::kLink, CatalogKind::kFabric,
+                                                   CatalogKind::kNic,     CatalogKind::kNode, CatalogKind::kCpu,
+                                                   CatalogKind::kModel,   CatalogKind::kStorage,
+                                                   CatalogKind::kFailures};
 std::string_view catalog_kind_name(CatalogKind k);  // "GPU", "link", "fabric", ...
 
 class Catalog {
  public:
-  // Reads configs_dir/hw/{gpus,links,fabrics,nics,nodes,cpus}.yaml and configs_dir/models/*.yaml.
+  // Reads configs_dir/hw/{gpus,links,fabrics,nics,nodes,cpus,storage,failures}.yaml and configs_dir/models/*.yaml.
   static Catalog load(const std::string& configs_dir);
 
   const std::string& configs_dir() const { return dir_; }
@@ -46,6 +49,8 @@ class Catalog {
   NicSpec nic(const config::Node& ref) const;
   NodeSpec node(const config::Node& ref) const;
   CpuSpec cpu(const config::Node& ref) const;
+  StorageSpec storage(const config::Node& ref) const;
+  FailureRatesSpec failure_rates(const config::Node& ref) const;
   // By plain name (the reference is a synthetic scalar node; errors name `context`).
   GpuSpec gpu(const std::string& name) const;
 

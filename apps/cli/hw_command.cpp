@@ -1,6 +1,7 @@
 // `exasim hw list` and `exasim hw show NAME`: the hardware and model catalogs as tables or JSON.
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -273,6 +274,56 @@ Table list_nodes(const Catalog& cat) {
   return t;
 }
 
+std::vector<Field> storage_fields(const Catalog& cat, const std::string& name) {
+  const hw::StorageSpec s = cat.storage(name_ref(name));
+  return {text("/kind", "kind", s.kind),
+          quantity("/write_bandwidth_bytes_per_s", "write bandwidth (system)", s.write_bandwidth, Dimension::kBandwidth),
+          quantity("/read_bandwidth_bytes_per_s", "read bandwidth (system)", s.read_bandwidth, Dimension::kBandwidth),
+          quantity("/node_bandwidth_bytes_per_s", "bandwidth per node", s.node_bandwidth, Dimension::kBandwidth)};
+}
+
+Table list_storage(const Catalog& cat) {
+  Table t({"name", "kind", "write", "read", "per node"});
+  for (std::size_t c = 2; c <= 4; ++c) t.set_align_right(c);
+  for (const auto& name : cat.names(CatalogKind::kStorage)) {
+    const hw::StorageSpec s = cat.storage(name_ref(name));
+    t.add_row({name, s.kind, units::format(s.write_bandwidth, Dimension::kBandwidth),
+               units::format(s.read_bandwidth, Dimension::kBandwidth), units::format(s.node_bandwidth, Dimension::kBandwidth)});
+  }
+  return t;
+}
+
+Field rate(std::string pointer, std::string label, double per_hour) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", per_hour);
+  return {std::move(pointer), std::move(label), buf, per_hour};
+}
+
+std::vector<Field> failure_fields(const Catalog& cat, const std::string& name) {
+  const hw::FailureRatesSpec s = cat.failure_rates(name_ref(name));
+  return {rate("/per_gpu_hour/gpu", "GPU, per GPU-hour", s.gpu),
+          rate("/per_gpu_hour/hbm", "HBM, per GPU-hour", s.hbm),
+          rate("/per_gpu_hour/software", "software, per GPU-hour", s.software),
+          rate("/per_node_hour/nvlink", "NVLink / NVSwitch, per node-hour", s.nvlink),
+          rate("/per_node_hour/host", "host, per node-hour", s.host),
+          rate("/per_nic_hour/nic", "NIC, per NIC-hour", s.nic),
+          rate("/per_nic_hour/network", "switches and cables, per NIC-hour", s.network),
+          text("/source", "source", s.source)};
+}
+
+Table list_failures(const Catalog& cat) {
+  Table t({"name", "per GPU-hour", "per node-hour", "per NIC-hour", "source"});
+  for (const auto& name : cat.names(CatalogKind::kFailures)) {
+    const hw::FailureRatesSpec s = cat.failure_rates(name_ref(name));
+    char gpu[24], node[24], nic[24];
+    std::snprintf(gpu, sizeof gpu, "%.3g", s.gpu + s.hbm + s.software);
+    std::snprintf(node, sizeof node, "%.3g", s.nvlink + s.host);
+    std::snprintf(nic, sizeof nic, "%.3g", s.nic + s.network);
+    t.add_row({name, gpu, node, nic, or_dash(s.source)});
+  }
+  return t;
+}
+
 Table list_cpus(const Catalog& cat) {
   Table t({"name", "vendor", "cores", "base clock", "memory bandwidth"});
   for (std::size_t c = 2; c <= 4; ++c) t.set_align_right(c);
@@ -326,6 +377,9 @@ constexpr KindEntry kKinds[] = {
     {"node", "Nodes", CatalogKind::kNode, list_nodes, node_fields},
     {"cpu", "CPUs", CatalogKind::kCpu, list_cpus, cpu_fields},
     {"model", "Models", CatalogKind::kModel, list_models, model_fields},
+    {"storage", "Storage systems", CatalogKind::kStorage, list_storage, storage_fields},
+    {"failures", "Failure rates (unexpected interruptions per device-hour)", CatalogKind::kFailures, list_failures,
+     failure_fields},
 };
 
 std::vector<std::string> kind_options() {

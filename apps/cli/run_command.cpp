@@ -82,9 +82,15 @@ std::string fmt_long_time(double s) {
 void print_goodput(std::ostream& out, const workloads::reliability::GoodputReport& g) {
   const auto& e = g.simulated;
   const auto& c = g.config;
-  out << "\nreliability: an interruption every " << fmt_long_time(c.job_mtbf_s) << ", checkpoints blocking "
-      << fmt(c.checkpoint_write_s, units::Dimension::kTime) << ", restarts of " << fmt_long_time(c.restart_s) << "; "
-      << c.trials << " trials " << (e.time_to_train_s ? "until trained" : "over " + fmt_long_time(c.horizon_s)) << "\n";
+  const auto& k = g.costs;
+  out << "\nreliability: an interruption every " << fmt_long_time(k.job_mtbf_s)
+      << (c.failures ? " (" + c.failures->name + " rates x this job's GPUs, nodes and NICs)" : "") << ", checkpoints blocking "
+      << fmt(k.checkpoint_write_s, units::Dimension::kTime);
+  if (k.checkpoint_bound != "given")
+    out << " (" << fmt(k.checkpoint_bytes, units::Dimension::kBytes) << " to " << c.storage->name << ", bound by " << k.checkpoint_bound << ")";
+  out << ", restarts of " << fmt_long_time(k.restart_s);
+  if (c.restart) out << " (" << fmt(k.checkpoint_load_s, units::Dimension::kTime) << " of it the checkpoint's load)";
+  out << "; " << c.trials << " trials " << (e.time_to_train_s ? "until trained" : "over " + fmt_long_time(c.horizon_s)) << "\n";
   Table t({"goodput", "value"});
   t.set_align_right(1);
   t.add_row({"useful fraction of wall time", fmt_percent(e.fraction, 2) + " +- " + fmt_percent(e.fraction_ci95, 2) +
@@ -152,9 +158,11 @@ int run(const Context& ctx, const RunOptions& o) {
         workloads::planner::evaluate_plan(workloads::planner::PlannerInputs::from(s), plan);
     const workloads::TrainingResult& r = e.result;
     std::optional<workloads::reliability::GoodputReport> goodput;
-    if (s.reliability)
-      goodput = workloads::reliability::job_goodput(*s.reliability, r.iteration_time_s, r.tokens_per_s * r.iteration_time_s,
-                                                    s.simulation.seed);
+    if (s.reliability) {
+      namespace rel = workloads::reliability;
+      const rel::JobCosts costs = rel::job_costs(*s.reliability, s.cluster, s.model, *s.training);
+      goodput = rel::job_goodput(*s.reliability, costs, r.iteration_time_s, r.tokens_per_s * r.iteration_time_s, s.simulation.seed);
+    }
     print_summary(std::cout, s, plan, r);
     if (goodput) print_goodput(std::cout, *goodput);
     if (!o.json_path.empty()) {

@@ -49,6 +49,15 @@ TEST_CASE("cli: hw list --kind") {
   CHECK(contains(models.output, "mixtral-8x7b"));
   CHECK(contains(models.output, "128256"));  // llama3.1 vocab, read from the YAML
   CHECK_FALSE(contains(models.output, "A100"));
+  // Failure rates: the per-GPU-hour column sums the GPU, HBM and software rates (9.2306 + 3.3908 +
+  // 2.9670 e-6, configs/hw/failures.yaml).
+  const Result failures = run("hw list --kind failures");
+  CHECK(failures.status == 0);
+  CHECK(contains(failures.output, "llama3-h100"));
+  CHECK(contains(failures.output, "1.56e-05"));
+  const Result storage = run("hw show tectonic-llama3 --json");
+  CHECK(storage.status == 0);
+  CHECK(contains(storage.output, "\"write_bandwidth_bytes_per_s\": 2000000000000.0"));
   const Result bad = run("hw list --kind gpus");
   CHECK(bad.status != 0);
   CHECK(contains(bad.output, "gpu"));

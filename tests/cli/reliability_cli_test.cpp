@@ -89,3 +89,18 @@ TEST_CASE("reliability cli: implausible sections are refused with their key") {
   check_clean_error(serving);
   CHECK(contains(serving.output, "training jobs"));
 }
+
+TEST_CASE("reliability cli: Llama 3.1 405B on 16,384 H100 is interrupted as often as Llama 3's paper says") {
+  const std::string json = (std::filesystem::temp_directory_path() / "exasim_reliability_405b.json").string();
+  const CliResult r = run_cli("run '" + std::string(EXASIM_SOURCE_DIR) + "/configs/scenarios/llama3.1-405b-h100-16k.yaml' --json '" +
+                              json + "'");
+  INFO("output: ", r.output);
+  REQUIRE(r.status == 0);
+  std::ifstream in(json);
+  const auto g = nlohmann::json::parse(in).at("goodput");
+  // 419 unexpected interruptions in the paper's 54 days (Llama 3, Table 5), simulated over 54 days.
+  CHECK(double(g.at("interruptions_per_day")) == approx(419.0 / 54).epsilon(0.02));
+  // The checkpoint: 14 bytes for each of 405.9 B parameters, at Tectonic's 2 TB/s.
+  CHECK(double(g.at("checkpoint_write_s")) == approx(14 * 405.9e9 / 2e12).epsilon(0.01));
+  CHECK(double(g.at("fraction")) == approx(double(g.at("expected_fraction"))).epsilon(0.01));
+}

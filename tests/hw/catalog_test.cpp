@@ -83,6 +83,8 @@ TEST_CASE("catalog: every hardware entry builds into a spec") {
   build_all(cat, CatalogKind::kNic, [&](const Node& r) { (void)cat.nic(r); });
   build_all(cat, CatalogKind::kNode, [&](const Node& r) { (void)cat.node(r); });
   build_all(cat, CatalogKind::kCpu, [&](const Node& r) { (void)cat.cpu(r); });
+  build_all(cat, CatalogKind::kStorage, [&](const Node& r) { (void)cat.storage(r); });
+  build_all(cat, CatalogKind::kFailures, [&](const Node& r) { (void)cat.failure_rates(r); });
 }
 
 TEST_CASE("catalog: names a GPU refers to exist") {

@@ -115,13 +115,14 @@ GoodputEstimate simulate_goodput(const GoodputInputs& in) {
   return e;
 }
 
-GoodputReport job_goodput(const ReliabilityConfig& config, double iteration_s, double tokens_per_iteration,
-                          std::uint64_t scenario_seed) {
+GoodputReport job_goodput(const ReliabilityConfig& config, const JobCosts& costs, double iteration_s,
+                          double tokens_per_iteration, std::uint64_t scenario_seed) {
   using units::Dimension;
   GoodputReport r;
   r.config = config;
+  r.costs = costs;
   r.iteration_s = iteration_s;
-  const models::CheckpointedJob job{config.job_mtbf_s, config.checkpoint_write_s, config.restart_s};
+  const models::CheckpointedJob job{costs.job_mtbf_s, costs.checkpoint_write_s, costs.restart_s};
   r.optimal_checkpoint_interval_s = models::optimal_interval(job);
   // Checkpoints are taken between iterations (Megatron's --save-interval counts iterations).
   const double wanted = config.checkpoint_interval_s.value_or(r.optimal_checkpoint_interval_s);
@@ -160,9 +161,17 @@ nlohmann::json goodput_json(const GoodputReport& r) {
   j["interruptions_per_day"] = e.interruptions_per_day;
   j["checkpoint_interval_s"] = r.checkpoint_interval_s;
   j["optimal_checkpoint_interval_s"] = r.optimal_checkpoint_interval_s;
-  j["job_mtbf_s"] = r.config.job_mtbf_s;
-  j["checkpoint_write_s"] = r.config.checkpoint_write_s;
-  j["restart_s"] = r.config.restart_s;
+  const JobCosts& c = r.costs;
+  j["job_mtbf_s"] = c.job_mtbf_s;
+  if (!c.interruptions_per_day.empty()) j["interruptions_per_day_by_component"] = c.interruptions_per_day;
+  j["checkpoint_write_s"] = c.checkpoint_write_s;
+  j["checkpoint_write_bound"] = c.checkpoint_bound;
+  if (c.checkpoint_bytes > 0) j["checkpoint_bytes"] = c.checkpoint_bytes;
+  j["restart_s"] = c.restart_s;
+  if (r.config.restart) {
+    j["restart_parts_s"] = {{"detection", r.config.restart->detection_s}, {"reschedule", r.config.restart->reschedule_s},
+                            {"startup", r.config.restart->startup_s}, {"checkpoint_load", c.checkpoint_load_s}};
+  }
   j["trials"] = r.config.trials;
   if (e.time_to_train_s) {
     j["time_to_train_s"] = *e.time_to_train_s;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/reliability/checkpoint_interval.hpp"
+#include "workloads/reliability/job_reliability.hpp"
 #include "workloads/reliability/reliability_config.hpp"
 
 namespace exasim::workloads::reliability {
@@ -46,6 +47,7 @@ GoodputEstimate simulate_goodput(const GoodputInputs& in);
 // the Monte Carlo, and the closed form beside it.
 struct GoodputReport {
   ReliabilityConfig config;
+  JobCosts costs;
   double iteration_s = 0;
   double checkpoint_interval_s = 0;          // used: whole iterations
   double optimal_checkpoint_interval_s = 0;  // of the closed form
@@ -55,8 +57,8 @@ struct GoodputReport {
 
 // Throws PlanError (key reliability.*) when the job would make almost no progress (expected
 // goodput under 1%) or the Monte Carlo would take more than ~10^9 events.
-GoodputReport job_goodput(const ReliabilityConfig& config, double iteration_s, double tokens_per_iteration,
-                          std::uint64_t scenario_seed);
+GoodputReport job_goodput(const ReliabilityConfig& config, const JobCosts& costs, double iteration_s,
+                          double tokens_per_iteration, std::uint64_t scenario_seed);
 
 nlohmann::json goodput_json(const GoodputReport& r);
 

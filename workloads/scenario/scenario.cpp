@@ -211,7 +211,7 @@ Scenario scenario_from_node(const Node& root, const hw::Catalog& catalog, const 
   }
   if (root.has("reliability")) {
     if (s.serving) root["reliability"].fail("reliability applies to training jobs", "remove the reliability: section");
-    s.reliability = reliability::read_reliability(root["reliability"]);
+    s.reliability = reliability::read_reliability(root["reliability"], catalog);
   }
   s.calibration = read_calibration(root["calibration"], s.cluster, catalog, base_dir);
   if (root.has("cost")) s.cost = read_cost(root["cost"]);
