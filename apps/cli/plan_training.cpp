@@ -24,9 +24,15 @@ using units::Dimension;
 
 std::string gib(double bytes) { return fmt_fixed(bytes / (1024.0 * 1024 * 1024), 1); }
 
+// Days (or hours) for a time to train; "-" without a token budget.
+std::string train_days(double s) {
+  if (s <= 0) return "-";
+  return s >= 2 * 86400 ? fmt_fixed(s / 86400, 2) + " d" : fmt_fixed(s / 3600, 2) + " h";
+}
+
 void print_plans(std::ostream& out, const pl::SearchResult& r) {
-  Table t({"#", "plan", "iteration", "tokens/s", "MFU", "memory GiB", "W/GPU", "$/M tokens", "J/token", "est. #", ""});
-  for (std::size_t c = 2; c < 10; ++c) t.set_align_right(c);
+  Table t({"#", "plan", "iteration", "tokens/s", "MFU", "memory GiB", "W/GPU", "$/M tokens", "J/token", "to train", "est. #", ""});
+  for (std::size_t c = 2; c < 11; ++c) t.set_align_right(c);
   for (std::size_t i = 0; i < r.plans.size(); ++i) {
     const pl::RankedPlan& p = r.plans[i];
     const auto& j = p.report;
@@ -36,7 +42,7 @@ void print_plans(std::ostream& out, const pl::SearchResult& r) {
                fmt_fixed(p.simulated.tokens_per_s, 0), fmt_percent(j["mfu"].get<double>(), 1),
                gib(j["memory"]["peak_per_gpu_bytes"].get<double>()), fmt_fixed(j["power"]["per_gpu_w"].get<double>(), 0),
                fmt_fixed(p.simulated.usd_per_million_tokens, 3), fmt_fixed(p.simulated.energy_per_token_j, 3),
-               p.estimate_rank ? std::to_string(p.estimate_rank) : "-", note});
+               train_days(p.simulated.time_to_train_s), p.estimate_rank ? std::to_string(p.estimate_rank) : "-", note});
   }
   t.print(out);
 }
@@ -84,6 +90,10 @@ void explain(std::ostream& out, const pl::SearchResult& r) {
   if (r.objective == "throughput" || r.objective == "iteration_time" || r.objective.starts_with("pareto")) {
     out << "iteration " << units::format(ta, Dimension::kTime, 4) << " vs " << units::format(tb, Dimension::kTime, 4) << " ("
         << fmt_percent(tb / ta - 1, 2) << " more throughput)";
+  } else if (r.objective == "time_to_train") {
+    out << train_days(a.simulated.time_to_train_s) << " vs " << train_days(b.simulated.time_to_train_s)
+        << " to train, with failures (iteration " << units::format(ta, Dimension::kTime, 4) << " vs "
+        << units::format(tb, Dimension::kTime, 4) << ")";
   } else if (r.objective == "cost_per_token") {
     out << "$" << fmt_fixed(a.simulated.usd_per_million_tokens, 4) << " vs $" << fmt_fixed(b.simulated.usd_per_million_tokens, 4)
         << " per million tokens";
@@ -121,6 +131,7 @@ nlohmann::json plans_json(const workloads::Scenario& s, const pl::SearchResult& 
     j["estimate_rank"] = p.estimate_rank;
     j["scenario_plan"] = p.requested;
     j["pareto"] = p.pareto;
+    if (p.simulated.time_to_train_s > 0) j["time_to_train_s"] = p.simulated.time_to_train_s;
     j["estimate"] = {{"iteration_time_s", p.estimate.iteration_time_s}, {"tokens_per_s", p.estimate.tokens_per_s},
                      {"memory_peak_per_gpu_bytes", p.estimate.memory.peak_bytes}, {"power_per_gpu_w", p.estimate.gpu_power_w},
                      {"usd_per_million_tokens", p.estimate.usd_per_million_tokens}, {"energy_per_token_j", p.estimate.energy_per_token_j},

@@ -154,14 +154,13 @@ int run(const Context& ctx, const RunOptions& o) {
     const workloads::TrainingPlan plan(s.model, *s.training, s.cluster.gpu_count(), s.cluster.gpus_per_node);
     // The planner's evaluation of one plan: the engine's result with power read off the timeline
     // (and the scenario's power cap applied), so `run` and `plan` report the same numbers.
-    const workloads::planner::PlanEvaluation e =
-        workloads::planner::evaluate_plan(workloads::planner::PlannerInputs::from(s), plan);
+    const auto inputs = workloads::planner::PlannerInputs::from(s);
+    const workloads::planner::PlanEvaluation e = workloads::planner::evaluate_plan(inputs, plan);
     const workloads::TrainingResult& r = e.result;
     std::optional<workloads::reliability::GoodputReport> goodput;
-    if (s.reliability) {
-      namespace rel = workloads::reliability;
-      const rel::JobCosts costs = rel::job_costs(*s.reliability, s.cluster, s.model, *s.training);
-      goodput = rel::job_goodput(*s.reliability, costs, r.iteration_time_s, r.tokens_per_s * r.iteration_time_s, s.simulation.seed);
+    if (inputs.reliability) {
+      goodput = workloads::reliability::job_goodput(*s.reliability, *inputs.reliability, r.iteration_time_s,
+                                                    r.tokens_per_s * r.iteration_time_s, s.simulation.seed);
     }
     print_summary(std::cout, s, plan, r);
     if (goodput) print_goodput(std::cout, *goodput);

@@ -14,6 +14,7 @@ struct PlanMetrics {
   double usd_per_million_tokens = 0;
   double energy_per_token_j = 0;
   double memory_headroom_bytes = 0;
+  double time_to_train_s = 0;  // expected, with failures (a reliability: section with tokens); else 0
 };
 
 struct ObjectiveInfo {
@@ -25,7 +26,7 @@ struct ObjectiveInfo {
 };
 
 const std::vector<ObjectiveInfo>& objectives();
-// Throws ConfigError listing the names when unknown.
+// Throws ConfigError listing the names when unknown; '-' may stand for '_' (time-to-train).
 const ObjectiveInfo& find_objective(const std::string& name);
 std::string objective_names();
 

@@ -9,6 +9,7 @@
 #include "hw/error.hpp"
 #include "workloads/planner/plan_constraints.hpp"
 #include "workloads/planner/plan_evaluation.hpp"
+#include "workloads/reliability/goodput.hpp"
 #include "workloads/training/training_plan.hpp"
 
 namespace exasim::workloads::planner {
@@ -36,6 +37,15 @@ PlanMetrics metrics_of(const Estimate& e) {
 
 namespace {
 
+// The expected time to train the scenario's token budget at this plan's speed (0 without one).
+PlanMetrics with_time_to_train(PlanMetrics m, const PlannerInputs& in) {
+  const auto& config = in.scenario.reliability;
+  if (!in.reliability || !config->train_tokens) return m;
+  m.time_to_train_s =
+      reliability::expected_time_to_train(*config, *in.reliability, m.iteration_time_s, m.tokens_per_s * m.iteration_time_s);
+  return m;
+}
+
 struct Scored {
   Candidate candidate;
   Estimate estimate;
@@ -56,8 +66,8 @@ void rank(std::vector<T>& v, double (*score)(const PlanMetrics&), auto metrics, 
 }
 
 // Stage 1: every candidate checked and estimated.
-std::vector<Scored> estimate_all(Estimator& est, LoweringProbe& probe, const std::vector<Candidate>& all, double margin, SearchResult& result,
-                                 const SearchOptions& o) {
+std::vector<Scored> estimate_all(const PlannerInputs& in, Estimator& est, LoweringProbe& probe, const std::vector<Candidate>& all,
+                                 double margin, SearchResult& result, const SearchOptions& o) {
   std::vector<Scored> out;
   std::set<std::tuple<double, double, double, double, double>> seen;
   for (std::size_t i = 0; i < all.size(); ++i) {
@@ -68,7 +78,7 @@ std::vector<Scored> estimate_all(Estimator& est, LoweringProbe& probe, const std
       continue;
     }
     Scored s{check.candidate, est.estimate(check.candidate), {}, i};
-    s.metrics = metrics_of(s.estimate);
+    s.metrics = with_time_to_train(metrics_of(s.estimate), in);
     // Settings the simulator does not tell apart (recompute selective vs none under a fused
     // attention kernel, ...) give bit-identical estimates: keep the first such plan.
     const auto key = std::make_tuple(s.estimate.iteration_time_s, s.estimate.memory.peak_bytes, s.estimate.gpu_power_w,
@@ -140,7 +150,7 @@ void simulate_and_rank(const PlannerInputs& in, const ObjectiveInfo& obj, const 
   });
   for (std::size_t i = 0; i < plans.size(); ++i) {
     plans[i].report = nlohmann::json::parse(reports[i]);
-    plans[i].simulated = metrics_of(plans[i].report);
+    plans[i].simulated = with_time_to_train(metrics_of(plans[i].report), in);
   }
   auto metrics = [](const RankedPlan& p) -> const PlanMetrics& { return p.simulated; };
   auto index = [](const RankedPlan& p) { return p.estimate_rank == 0 ? std::size_t(-1) : p.estimate_rank; };
@@ -162,11 +172,16 @@ SearchResult search_plans(const PlannerInputs& in, const SearchOptions& o) {
   SearchResult result;
   result.objective = obj.name;
   result.memory_margin = in.space.memory_margin.value_or(obj.default_memory_margin);
+  if (obj.name == "time_to_train" && !(in.reliability && in.scenario.reliability->train_tokens)) {
+    const config::Node& at = in.scenario.root.has("reliability") ? in.scenario.root["reliability"] : in.scenario.root;
+    throw ConfigError("the time_to_train objective needs the token budget to train", {at.where().file, at.where().line, "reliability.tokens"},
+                      "add reliability: {failures: ..., tokens: 15e12, ...} (configs/scenarios/llama3.1-405b-h100-16k.yaml)");
+  }
   Estimator est(in);
   LoweringProbe probe(in);
   const std::vector<Candidate> all = enumerate_candidates(in.space, in.model, in.base, in.cluster);
   result.enumerated = all.size();
-  std::vector<Scored> scored = estimate_all(est, probe, all, result.memory_margin, result, o);
+  std::vector<Scored> scored = estimate_all(in, est, probe, all, result.memory_margin, result, o);
   result.runnable = scored.size() + result.duplicates;
   if (scored.empty() && o.also_simulate.empty())
     throw PlanError("no plan of the space can run (" + std::to_string(all.size()) + " candidates)", {"", 0, "plan_space"},

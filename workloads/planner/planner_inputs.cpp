@@ -33,6 +33,7 @@ PlannerInputs PlannerInputs::from(const Scenario& s) {
   in.power = models::read_power_config(s.root["power"]);
   in.space = read_plan_space(s.root["plan_space"]);
   in.switch_port_gbps = planner::switch_port_gbps(s.cluster);
+  if (s.reliability) in.reliability = reliability::job_costs(*s.reliability, s.cluster, s.model, *s.training);
   return in;
 }
 

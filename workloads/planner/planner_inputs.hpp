@@ -10,6 +10,7 @@
 #include "topologies/cluster.hpp"
 #include "workloads/model/model_spec.hpp"
 #include "workloads/planner/plan_space.hpp"
+#include "workloads/reliability/job_reliability.hpp"
 #include "workloads/scenario/scenario.hpp"
 #include "workloads/training/all_ranks.hpp"
 #include "workloads/training/training_config.hpp"
@@ -28,8 +29,12 @@ struct PlannerInputs {
   models::PowerConfig power;
   PlanSpace space;
   double switch_port_gbps = 0;  // sum of the network switches' port speeds (topology)
+  // The scenario's reliability: section, costed (the same for every plan of the cluster: its devices,
+  // its model's checkpoint, its storage).
+  std::optional<reliability::JobCosts> reliability;
 
-  // From a training scenario; reads `plan_space:` and `power:`. Throws ConfigError.
+  // From a training scenario; reads `plan_space:` and `power:`. Throws ConfigError, and PlanError
+  // where the reliability section's costs cannot be computed.
   static PlannerInputs from(const Scenario& s);
 };
 

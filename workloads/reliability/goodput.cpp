@@ -115,6 +115,30 @@ GoodputEstimate simulate_goodput(const GoodputInputs& in) {
   return e;
 }
 
+namespace {
+
+models::CheckpointedJob checkpointed_job(const JobCosts& costs) {
+  return {costs.job_mtbf_s, costs.checkpoint_write_s, costs.restart_s};
+}
+
+// The failure-free time to train the token budget, in whole iterations.
+double training_work(const ReliabilityConfig& config, double iteration_s, double tokens_per_iteration) {
+  return std::ceil(*config.train_tokens / tokens_per_iteration) * iteration_s;
+}
+
+}  // namespace
+
+double checkpoint_interval(const ReliabilityConfig& config, const JobCosts& costs, double iteration_s) {
+  const double wanted = config.checkpoint_interval_s.value_or(models::optimal_interval(checkpointed_job(costs)));
+  return std::max(1.0, std::round(wanted / iteration_s)) * iteration_s;
+}
+
+double expected_time_to_train(const ReliabilityConfig& config, const JobCosts& costs, double iteration_s,
+                              double tokens_per_iteration) {
+  const double interval = checkpoint_interval(config, costs, iteration_s);
+  return training_work(config, iteration_s, tokens_per_iteration) / models::expected_goodput(checkpointed_job(costs), interval);
+}
+
 GoodputReport job_goodput(const ReliabilityConfig& config, const JobCosts& costs, double iteration_s,
                           double tokens_per_iteration, std::uint64_t scenario_seed) {
   using units::Dimension;
@@ -122,11 +146,9 @@ GoodputReport job_goodput(const ReliabilityConfig& config, const JobCosts& costs
   r.config = config;
   r.costs = costs;
   r.iteration_s = iteration_s;
-  const models::CheckpointedJob job{costs.job_mtbf_s, costs.checkpoint_write_s, costs.restart_s};
+  const models::CheckpointedJob job = checkpointed_job(costs);
   r.optimal_checkpoint_interval_s = models::optimal_interval(job);
-  // Checkpoints are taken between iterations (Megatron's --save-interval counts iterations).
-  const double wanted = config.checkpoint_interval_s.value_or(r.optimal_checkpoint_interval_s);
-  r.checkpoint_interval_s = std::max(1.0, std::round(wanted / iteration_s)) * iteration_s;
+  r.checkpoint_interval_s = checkpoint_interval(config, costs, iteration_s);
   r.expected_fraction = models::expected_goodput(job, r.checkpoint_interval_s);
   const auto fmt = [](double v, Dimension d) { return units::format(v, d, 3); };
   if (!(r.expected_fraction >= 0.01)) {
@@ -138,7 +160,7 @@ GoodputReport job_goodput(const ReliabilityConfig& config, const JobCosts& costs
                     {"", 0, "reliability.job_mtbf"}, "a job this unreliable does not train; check the failure rates");
   }
   GoodputInputs in{job, r.checkpoint_interval_s, std::nullopt, config.horizon_s, config.trials, config.seed.value_or(scenario_seed)};
-  if (config.train_tokens) in.work_s = std::ceil(*config.train_tokens / tokens_per_iteration) * iteration_s;
+  if (config.train_tokens) in.work_s = training_work(config, iteration_s, tokens_per_iteration);
   // Events a trial takes: a segment per checkpoint, and per interruption a failure and a restart.
   const double wall = in.work_s ? *in.work_s / r.expected_fraction : in.horizon_s;
   const double events = config.trials * wall * (1 / (r.checkpoint_interval_s + job.checkpoint_s) + 2 / job.mtbf_s);

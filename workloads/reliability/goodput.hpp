@@ -55,6 +55,16 @@ struct GoodputReport {
   GoodputEstimate simulated;
 };
 
+// The checkpoint interval a job uses: the one given or the closed form's optimum, rounded to whole
+// iterations (at least one): checkpoints are taken between iterations (Megatron's --save-interval).
+double checkpoint_interval(const ReliabilityConfig& config, const JobCosts& costs, double iteration_s);
+
+// The expected wall-clock time to train config.train_tokens (whole iterations of
+// tokens_per_iteration) under failures: the failure-free time over the closed form's goodput, which
+// the Monte Carlo's mean converges to. What the planner ranks plans by (time_to_train).
+double expected_time_to_train(const ReliabilityConfig& config, const JobCosts& costs, double iteration_s,
+                              double tokens_per_iteration);
+
 // Throws PlanError (key reliability.*) when the job would make almost no progress (expected
 // goodput under 1%) or the Monte Carlo would take more than ~10^9 events.
 GoodputReport job_goodput(const ReliabilityConfig& config, const JobCosts& costs, double iteration_s,
