@@ -1,4 +1,5 @@
 // `exasim run SCENARIO.yaml`: simulate a scenario, print a summary, write JSON and a trace.
+#include <cmath>
 #include <fstream>
 #include <iostream>
 
@@ -88,6 +89,7 @@ void print_goodput(std::ostream& out, const workloads::reliability::GoodputRepor
       << fmt(k.checkpoint_write_s, units::Dimension::kTime);
   if (k.checkpoint_bound != "given")
     out << " (" << fmt(k.checkpoint_bytes, units::Dimension::kBytes) << " to " << c.storage->name << ", bound by " << k.checkpoint_bound << ")";
+  if (k.checkpoint_upload_s > 0) out << ", asynchronous: durable " << fmt(k.checkpoint_upload_s, units::Dimension::kTime) << " later";
   out << ", restarts of " << fmt_long_time(k.restart_s);
   if (c.restart) out << " (" << fmt(k.checkpoint_load_s, units::Dimension::kTime) << " of it the checkpoint's load)";
   out << "; " << c.trials << " trials " << (e.time_to_train_s ? "until trained" : "over " + fmt_long_time(c.horizon_s)) << "\n";
@@ -96,8 +98,9 @@ void print_goodput(std::ostream& out, const workloads::reliability::GoodputRepor
   t.add_row({"useful fraction of wall time", fmt_percent(e.fraction, 2) + " +- " + fmt_percent(e.fraction_ci95, 2) +
                                                  " (closed form " + fmt_percent(g.expected_fraction, 2) + ")"});
   t.add_row({"interruptions per day", fmt_fixed(e.interruptions_per_day, 2)});
-  t.add_row({"checkpoint interval (work)", fmt_long_time(g.checkpoint_interval_s) + " = " +
-                                               fmt_fixed(g.checkpoint_interval_s / g.iteration_s, 0) + " iterations (optimal " +
+  const long long iterations = std::llround(g.checkpoint_interval_s / g.iteration_s);
+  t.add_row({"checkpoint interval (work)", fmt_long_time(g.checkpoint_interval_s) + " = " + std::to_string(iterations) +
+                                               (iterations == 1 ? " iteration" : " iterations") + " (optimal " +
                                                fmt_long_time(g.optimal_checkpoint_interval_s) + ")"});
   const auto& s = e.mean_split;
   const auto share = [&](double x) { return fmt_percent(x / s.wall(), 2); };

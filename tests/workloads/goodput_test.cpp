@@ -115,3 +115,31 @@ TEST_CASE("goodput: a scenario's interval is whole iterations, and a hopeless jo
   cfg.checkpoint_interval_s = 10 * 3600.0;
   CHECK_THROWS_AS(rel::job_goodput(cfg, costs, iteration, 1e6, 1), exasim::PlanError);
 }
+
+TEST_CASE("goodput: an asynchronous checkpoint hides its upload, and a failure during the upload loses one more segment") {
+  const CheckpointedJob job{6 * 3600.0, 10, 600};
+  const double interval = 1800;
+  // No upload: the synchronous job, failure for failure.
+  rel::GoodputInputs none = inputs(job, interval, 100);
+  none.upload_s = 0;
+  CHECK(rel::simulate_goodput(none).fraction == rel::simulate_goodput(inputs(job, interval, 100)).fraction);
+  // A 10-minute upload: better than writing it all synchronously, worse than a free upload
+  // (the same failures in all three).
+  rel::GoodputInputs async = inputs(job, interval, 200);
+  async.upload_s = 600;
+  const double with_upload = rel::simulate_goodput(async).fraction;
+  CHECK(with_upload < rel::simulate_goodput(inputs(job, interval, 200)).fraction);
+  CHECK(with_upload > rel::simulate_goodput(inputs({job.mtbf_s, job.checkpoint_s + 600, job.restart_s}, interval, 200)).fraction);
+  // By hand: a failure within the upload window (probability u / M a segment) loses one segment
+  // more, so the expected time grows by e^(u/M) over Daly's at the blocking write.
+  const double expected = exasim::models::expected_goodput(job, interval) * std::exp(-600 / job.mtbf_s);
+  CHECK(with_upload == approx(expected).epsilon(0.01));
+  // Until the work is kept: the last checkpoint waits for its upload.
+  async.work_s = 40 * interval;
+  const rel::GoodputEstimate trained = rel::simulate_goodput(async);
+  CHECK(trained.mean_split.useful == approx(40 * interval).epsilon(1e-9));
+  CHECK(*trained.time_to_train_s == approx(*async.work_s / expected).epsilon(0.02));
+  // An upload longer than the interval would have two in flight: refused.
+  async.upload_s = 2 * interval;
+  CHECK_THROWS_AS(rel::simulate_goodput(async), exasim::PlanError);
+}

@@ -93,6 +93,24 @@ TEST_CASE("job reliability: the checkpoint's size and its write and load by hand
   CHECK(pcie.checkpoint_write_s == approx(pcie.checkpoint_bytes / 64 / s8.cluster.host->pcie_bandwidth).epsilon(1e-12));
 }
 
+TEST_CASE("job reliability: an asynchronous checkpoint stalls for its copy to host memory and uploads behind the training") {
+  const auto s = scenario("{failures: llama3-h100, storage: tectonic-llama3, checkpoint: {mode: async}, restart_time: 10 min}");
+  const auto c = costs(s);
+  REQUIRE(s.cluster.host);
+  // Each of the 16,384 GPUs copies its 1/16,384 of the 5.68 TB over PCIe (0.35 GB: ~7 ms); the
+  // upload is the synchronous write without that copy: Tectonic's 2 TB/s.
+  CHECK(c.checkpoint_bound == "pcie");
+  CHECK(c.checkpoint_write_s == approx(c.checkpoint_bytes / 16384 / s.cluster.host->pcie_bandwidth).epsilon(1e-12));
+  CHECK(c.checkpoint_upload_s == approx(c.checkpoint_bytes / 2e12).epsilon(1e-12));
+  // Given times are kept; an upload time without mode: async is refused.
+  const auto given = costs(scenario("{job_mtbf: 3 h, checkpoint: {mode: async, write_time: 1 s, upload_time: 2 min}, restart_time: 10 min}"));
+  CHECK(given.checkpoint_write_s == 1);
+  CHECK(given.checkpoint_upload_s == 120);
+  const auto e = testing::located_error(
+      [] { (void)scenario("{job_mtbf: 3 h, checkpoint: {write_time: 1 s, upload_time: 2 min}, restart_time: 10 min}"); });
+  CHECK(e.second.starts_with("reliability.checkpoint.upload_time: an upload overlapping training"));
+}
+
 TEST_CASE("job reliability: what cannot be computed, or does not make sense, is refused with its key") {
   using testing::located_error;
   const auto error = [](const std::string& reliability) {

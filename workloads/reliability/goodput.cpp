@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "hw/error.hpp"
@@ -41,31 +42,55 @@ double restart(const GoodputInputs& in, Rng& rng, double& t, Trial& trial, doubl
 }
 
 // One life of the job: segments of work, each closed by a checkpoint, until the work is kept
-// (work mode) or the horizon is reached. At the horizon the work in progress counts as useful
-// (the job goes on; a bias of at most one interval over the horizon).
+// (work mode) or the horizon is reached. A checkpoint stalls the training for its blocking write;
+// an asynchronous one is durable only `upload_s` later (training goes on meanwhile), and a failure
+// before then rolls back to the one before. The last checkpoint of a work-mode run waits for its
+// upload. At the horizon the work in progress counts as useful (the job goes on; a bias of at most
+// one interval over the horizon).
 Trial run_trial(const GoodputInputs& in, Rng& rng) {
   Trial trial;
   TimeSplit& s = trial.split;
   const double end = in.work_s ? INFINITY : in.horizon_s;
+  const double tolerance = in.work_s ? 1e-12 * *in.work_s : 0;
+  TimeSplit kept;  // the split at the last durable checkpoint
+  std::optional<std::pair<double, TimeSplit>> pending;  // an upload in flight: when it is durable, what it keeps
+  const auto commit_until = [&](double time) {
+    if (pending && pending->first <= time) {
+      kept = pending->second;
+      pending.reset();
+    }
+  };
   double t = 0, next_failure = exponential(rng, in.job.mtbf_s);
   for (;;) {
-    if (in.work_s && *in.work_s - s.useful <= 1e-12 * *in.work_s) break;
+    if (in.work_s && *in.work_s - kept.useful <= tolerance) break;
     if (t >= end) break;
-    const double work = in.work_s ? std::min(in.interval_s, *in.work_s - s.useful) : in.interval_s;
-    const double segment_end = t + work + in.job.checkpoint_s;
-    if (next_failure >= segment_end && segment_end <= end) {  // the segment and its checkpoint complete
+    const double remaining = in.work_s ? *in.work_s - s.useful : INFINITY;
+    const double work = std::min(in.interval_s, remaining);
+    const bool last = in.work_s && work >= remaining - tolerance;
+    const double stall = in.job.checkpoint_s + (last ? in.upload_s : 0);
+    const double segment_end = t + work + stall;
+    if (next_failure >= segment_end && segment_end <= end) {  // the segment and its checkpoint's write complete
+      commit_until(segment_end);
       s.useful += work;
-      s.checkpoint += in.job.checkpoint_s;
+      s.checkpoint += stall;
       t = segment_end;
+      if (in.upload_s == 0 || last) kept = s;
+      else pending.emplace(t + in.upload_s, s);
       continue;
     }
     if (next_failure >= end) {  // the horizon falls inside the segment
+      commit_until(end);
       s.useful += std::min(work, end - t);
       s.checkpoint += std::max(0.0, end - t - work);
       t = end;
       break;
     }
-    s.lost += next_failure - t;  // the failure throws away the segment so far
+    // The failure throws away everything since the last durable checkpoint, and any upload.
+    commit_until(next_failure);
+    pending.reset();
+    s.lost += (next_failure - t) + (s.useful - kept.useful) + (s.checkpoint - kept.checkpoint);
+    s.useful = kept.useful;
+    s.checkpoint = kept.checkpoint;
     t = next_failure;
     ++trial.interruptions;
     next_failure = restart(in, rng, t, trial, end);
@@ -87,6 +112,10 @@ std::pair<double, double> mean_ci95(const std::vector<double>& values) {
 }  // namespace
 
 GoodputEstimate simulate_goodput(const GoodputInputs& in) {
+  if (in.upload_s > in.interval_s)
+    throw PlanError("an asynchronous checkpoint's upload (" + std::to_string(in.upload_s) + " s) outlasts the interval (" +
+                        std::to_string(in.interval_s) + " s of work)",
+                    {"", 0, "reliability.checkpoint.interval"}, "checkpoint at most once per upload");
   Rng rng(in.seed);
   std::vector<double> fractions, walls;
   TimeSplit total;
@@ -121,6 +150,12 @@ models::CheckpointedJob checkpointed_job(const JobCosts& costs) {
   return {costs.job_mtbf_s, costs.checkpoint_write_s, costs.restart_s};
 }
 
+// Daly's goodput at the blocking write; an asynchronous checkpoint's upload window adds a chance
+// u / M per segment of losing one more segment, so the expected time grows by e^(u/M).
+double expected_fraction(const JobCosts& costs, double interval_s) {
+  return models::expected_goodput(checkpointed_job(costs), interval_s) * std::exp(-costs.checkpoint_upload_s / costs.job_mtbf_s);
+}
+
 // The failure-free time to train the token budget, in whole iterations.
 double training_work(const ReliabilityConfig& config, double iteration_s, double tokens_per_iteration) {
   return std::ceil(*config.train_tokens / tokens_per_iteration) * iteration_s;
@@ -129,14 +164,17 @@ double training_work(const ReliabilityConfig& config, double iteration_s, double
 }  // namespace
 
 double checkpoint_interval(const ReliabilityConfig& config, const JobCosts& costs, double iteration_s) {
+  // The upload window's cost does not depend on the interval (e^(u/M)): the optimum is Daly's at
+  // the blocking write, but at least one upload long, so that one upload is in flight at a time.
   const double wanted = config.checkpoint_interval_s.value_or(models::optimal_interval(checkpointed_job(costs)));
-  return std::max(1.0, std::round(wanted / iteration_s)) * iteration_s;
+  const double iterations = std::max({1.0, std::round(wanted / iteration_s), std::ceil(costs.checkpoint_upload_s / iteration_s)});
+  return iterations * iteration_s;
 }
 
 double expected_time_to_train(const ReliabilityConfig& config, const JobCosts& costs, double iteration_s,
                               double tokens_per_iteration) {
   const double interval = checkpoint_interval(config, costs, iteration_s);
-  return training_work(config, iteration_s, tokens_per_iteration) / models::expected_goodput(checkpointed_job(costs), interval);
+  return training_work(config, iteration_s, tokens_per_iteration) / expected_fraction(costs, interval);
 }
 
 GoodputReport job_goodput(const ReliabilityConfig& config, const JobCosts& costs, double iteration_s,
@@ -149,7 +187,7 @@ GoodputReport job_goodput(const ReliabilityConfig& config, const JobCosts& costs
   const models::CheckpointedJob job = checkpointed_job(costs);
   r.optimal_checkpoint_interval_s = models::optimal_interval(job);
   r.checkpoint_interval_s = checkpoint_interval(config, costs, iteration_s);
-  r.expected_fraction = models::expected_goodput(job, r.checkpoint_interval_s);
+  r.expected_fraction = expected_fraction(costs, r.checkpoint_interval_s);
   const auto fmt = [](double v, Dimension d) { return units::format(v, d, 3); };
   if (!(r.expected_fraction >= 0.01)) {
     char percent[32];
@@ -159,7 +197,8 @@ GoodputReport job_goodput(const ReliabilityConfig& config, const JobCosts& costs
                         " of work and restarts of " + fmt(job.restart_s, Dimension::kTime),
                     {"", 0, "reliability.job_mtbf"}, "a job this unreliable does not train; check the failure rates");
   }
-  GoodputInputs in{job, r.checkpoint_interval_s, std::nullopt, config.horizon_s, config.trials, config.seed.value_or(scenario_seed)};
+  GoodputInputs in{job, r.checkpoint_interval_s, costs.checkpoint_upload_s, std::nullopt, config.horizon_s, config.trials,
+                   config.seed.value_or(scenario_seed)};
   if (config.train_tokens) in.work_s = training_work(config, iteration_s, tokens_per_iteration);
   // Events a trial takes: a segment per checkpoint, and per interruption a failure and a restart.
   const double wall = in.work_s ? *in.work_s / r.expected_fraction : in.horizon_s;
@@ -187,6 +226,8 @@ nlohmann::json goodput_json(const GoodputReport& r) {
   j["job_mtbf_s"] = c.job_mtbf_s;
   if (!c.interruptions_per_day.empty()) j["interruptions_per_day_by_component"] = c.interruptions_per_day;
   j["checkpoint_write_s"] = c.checkpoint_write_s;
+  j["checkpoint_mode"] = c.checkpoint_upload_s > 0 ? "async" : "sync";
+  if (c.checkpoint_upload_s > 0) j["checkpoint_upload_s"] = c.checkpoint_upload_s;
   j["checkpoint_write_bound"] = c.checkpoint_bound;
   if (c.checkpoint_bytes > 0) j["checkpoint_bytes"] = c.checkpoint_bytes;
   j["restart_s"] = c.restart_s;

@@ -18,6 +18,7 @@ namespace exasim::workloads::reliability {
 struct GoodputInputs {
   models::CheckpointedJob job;
   double interval_s = 0;          // work between checkpoints
+  double upload_s = 0;            // asynchronous: after its blocking write, until a checkpoint is durable (<= interval)
   std::optional<double> work_s;   // run until this much work is kept; else for horizon_s
   double horizon_s = 0;
   int trials = 1;

@@ -16,15 +16,19 @@ struct Transfer {
 
 // Every rank moves its share of `bytes` at once (fully parallel save and load): the slowest of the
 // storage system as a whole, each node's link to it, and each GPU's PCIe link to its host.
+// Each GPU's share over its PCIe link to host memory (0 where the cluster's host side is unknown).
+double host_copy_s(double bytes, const topologies::Cluster& cluster) {
+  if (!cluster.host || !(cluster.host->pcie_bandwidth > 0)) return 0;
+  return bytes / cluster.gpu_count() / cluster.host->pcie_bandwidth;
+}
+
 Transfer parallel_transfer(double bytes, double system_bandwidth, const hw::StorageSpec& storage,
-                           const topologies::Cluster& cluster) {
+                           const topologies::Cluster& cluster, bool through_pcie = true) {
   Transfer t{bytes / system_bandwidth, "storage"};
   const double node = bytes / cluster.nodes / storage.node_bandwidth;
   if (node > t.seconds) t = {node, "node"};
-  if (cluster.host && cluster.host->pcie_bandwidth > 0) {
-    const double pcie = bytes / cluster.gpu_count() / cluster.host->pcie_bandwidth;
-    if (pcie > t.seconds) t = {pcie, "pcie"};
-  }
+  const double pcie = through_pcie ? host_copy_s(bytes, cluster) : 0;
+  if (pcie > t.seconds) t = {pcie, "pcie"};
   return t;
 }
 
@@ -64,14 +68,25 @@ JobCosts job_costs(const ReliabilityConfig& c, const topologies::Cluster& cluste
                       {"", 0, "reliability.failures"}, "rates are per device-hour: check them");
   }
   // The checkpoint's size, where a time is to be computed from it (the reader asked for storage then).
-  if (!c.checkpoint_write_s || !c.restart_s) j.checkpoint_bytes = checkpoint_bytes(model, training);
+  if (!c.checkpoint_write_s || (c.checkpoint_async && !c.checkpoint_upload_s) || !c.restart_s) j.checkpoint_bytes = checkpoint_bytes(model, training);
   if (c.checkpoint_write_s) {
     j.checkpoint_write_s = *c.checkpoint_write_s;
     j.checkpoint_bound = "given";
+  } else if (c.checkpoint_async) {  // the stall is each GPU's copy of its shard to pinned host memory
+    j.checkpoint_write_s = host_copy_s(j.checkpoint_bytes, cluster);
+    if (!(j.checkpoint_write_s > 0))
+      throw PlanError("the copy of an asynchronous checkpoint to host memory needs the GPUs' PCIe link, which this cluster's servers do not state",
+                      {"", 0, "reliability.checkpoint"}, "give checkpoint.write_time");
+    j.checkpoint_bound = "pcie";
   } else {
     const Transfer w = parallel_transfer(j.checkpoint_bytes, c.storage->write_bandwidth, *c.storage, cluster);
     j.checkpoint_write_s = w.seconds;
     j.checkpoint_bound = w.bound;
+  }
+  if (c.checkpoint_async) {
+    j.checkpoint_upload_s = c.checkpoint_upload_s ? *c.checkpoint_upload_s
+                                                  : parallel_transfer(j.checkpoint_bytes, c.storage->write_bandwidth, *c.storage,
+                                                                      cluster, false).seconds;
   }
   if (c.restart_s) {
     j.restart_s = *c.restart_s;

@@ -16,8 +16,9 @@ struct JobCosts {
   double job_mtbf_s = 0;
   std::map<std::string, double> interruptions_per_day;  // by component, when from failure rates
   double checkpoint_bytes = 0;   // the whole checkpoint (0 when its write time was given)
-  double checkpoint_write_s = 0;
-  std::string checkpoint_bound;  // what bounds the write: storage, node, pcie; "given"
+  double checkpoint_write_s = 0;  // what a checkpoint stalls the training (async: the copy to host memory)
+  std::string checkpoint_bound;   // what bounds the write: storage, node, pcie; "given"
+  double checkpoint_upload_s = 0; // async: from host memory to storage, overlapping training; 0: sync
   double checkpoint_load_s = 0;  // part of the restart
   double restart_s = 0;
 };

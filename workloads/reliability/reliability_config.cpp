@@ -39,9 +39,16 @@ ReliabilityConfig read_reliability(const config::Node& n, const hw::Catalog& cat
 
   const config::Node ckpt = n.required("checkpoint");
   ckpt.expect_map();
-  ckpt.check_keys({"interval", "write_time"});
+  ckpt.check_keys({"interval", "write_time", "mode", "upload_time"});
+  if (ckpt.has("mode")) c.checkpoint_async = ckpt["mode"].as_choice({"sync", "async"}) == "async";
   if (ckpt.has("write_time")) c.checkpoint_write_s = ckpt["write_time"].as_nonnegative_quantity(Dimension::kTime);
   else if (!c.storage) ckpt.fail("a checkpoint needs its write_time or a storage: to write to", "e.g. write_time: 30 s, or storage: tectonic-llama3");
+  if (ckpt.has("upload_time")) {
+    if (!c.checkpoint_async) ckpt["upload_time"].fail("an upload overlapping training is an asynchronous checkpoint's", "add mode: async");
+    c.checkpoint_upload_s = ckpt["upload_time"].as_nonnegative_quantity(Dimension::kTime);
+  } else if (c.checkpoint_async && !c.storage) {
+    ckpt.fail("an asynchronous checkpoint needs its upload_time or a storage: to upload to", "e.g. upload_time: 2 min");
+  }
   if (ckpt.has("interval")) {
     const config::Node interval = ckpt["interval"];
     if (!(interval.is_scalar() && interval.as_string() == "optimal"))

@@ -8,7 +8,9 @@
 //     job_mtbf: 3 h               #   or the whole job's mean time between interruptions
 //     storage: tectonic-llama3    # configs/hw/storage.yaml: the checkpoint's write and load times
 //     checkpoint: {interval: optimal, write_time: 20 s}   # interval: optimal or a time of work;
-//                                 #   write_time: what a checkpoint blocks (default: from storage)
+//                                 #   write_time: what a checkpoint blocks (default: from storage);
+//                                 #   mode: async: the write is the copy to host memory, then an
+//                                 #   upload_time (default: from storage) overlapped with training
 //     restart: {detection: 5 min, reschedule: 3 min, startup: 10 min}  # + the load from storage;
 //     restart_time: 15 min        #   or the whole restart
 //     horizon: 30 d               # wall-clock time simulated; or
@@ -36,6 +38,8 @@ struct ReliabilityConfig {
   std::optional<hw::StorageSpec> storage;
   std::optional<double> checkpoint_interval_s;  // of work between checkpoints; empty: optimal
   std::optional<double> checkpoint_write_s;     // given; else from storage
+  bool checkpoint_async = false;                // the write stalls; the upload overlaps training
+  std::optional<double> checkpoint_upload_s;    // async: given; else from storage
   std::optional<double> restart_s;              // given (restart_time); else restart parts + load
   std::optional<RestartParts> restart;
   double horizon_s = 30 * 86400.0;
