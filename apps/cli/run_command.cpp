@@ -92,6 +92,14 @@ void print_goodput(std::ostream& out, const workloads::reliability::GoodputRepor
   if (k.checkpoint_upload_s > 0) out << ", asynchronous: durable " << fmt(k.checkpoint_upload_s, units::Dimension::kTime) << " later";
   out << ", restarts of " << fmt_long_time(k.restart_s);
   if (c.restart) out << " (" << fmt(k.checkpoint_load_s, units::Dimension::kTime) << " of it the checkpoint's load)";
+  if (c.elastic) {
+    out << "; elastic: ";
+    if (g.elastic.replicas > 0)
+      out << "a failure takes one of " << g.elastic.replicas << " data-parallel replicas out for " << fmt_long_time(c.elastic->repair_s)
+          << ", the job paused " << fmt_long_time(c.elastic->reconfigure_s) << " as it leaves and rejoins";
+    else
+      out << "not applied (" << g.elastic.why_not << "): every failure stops the job";
+  }
   out << "; " << c.trials << " trials " << (e.time_to_train_s ? "until trained" : "over " + fmt_long_time(c.horizon_s)) << "\n";
   Table t({"goodput", "value"});
   t.set_align_right(1);
@@ -106,7 +114,8 @@ void print_goodput(std::ostream& out, const workloads::reliability::GoodputRepor
   const auto share = [&](double x) { return fmt_percent(x / s.wall(), 2); };
   t.add_row({"  checkpoint writes", share(s.checkpoint)});
   t.add_row({"  work lost to failures", share(s.lost)});
-  t.add_row({"  restarts", share(s.restart)});
+  t.add_row({c.elastic && g.elastic.replicas > 0 ? "  pauses to reconfigure, restarts" : "  restarts", share(s.restart)});
+  if (c.elastic && g.elastic.replicas > 0) t.add_row({"  replicas out for repair", share(s.degraded)});
   if (e.time_to_train_s)
     t.add_row({"time to train " + fmt_fixed(*c.train_tokens / 1e9, 1) + " B tokens",
                fmt_long_time(*e.time_to_train_s) + " +- " + fmt_long_time(*e.time_to_train_ci95)});
@@ -162,7 +171,7 @@ int run(const Context& ctx, const RunOptions& o) {
     const workloads::TrainingResult& r = e.result;
     std::optional<workloads::reliability::GoodputReport> goodput;
     if (inputs.reliability) {
-      goodput = workloads::reliability::job_goodput(*s.reliability, *inputs.reliability, r.iteration_time_s,
+      goodput = workloads::reliability::job_goodput(*s.reliability, *inputs.reliability, plan.config(), r.iteration_time_s,
                                                     r.tokens_per_s * r.iteration_time_s, s.simulation.seed);
     }
     print_summary(std::cout, s, plan, r);

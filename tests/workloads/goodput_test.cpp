@@ -100,20 +100,20 @@ TEST_CASE("goodput: a scenario's interval is whole iterations, and a hopeless jo
   costs.checkpoint_write_s = 60;
   costs.restart_s = 900;
   const double iteration = 7.3;
-  const rel::GoodputReport r = rel::job_goodput(cfg, costs, iteration, 1e6, 1);
+  const rel::GoodputReport r = rel::job_goodput(cfg, costs, {}, iteration, 1e6, 1);
   const double iterations = r.checkpoint_interval_s / iteration;
   CHECK(iterations == std::round(iterations));
   CHECK(std::abs(r.checkpoint_interval_s - r.optimal_checkpoint_interval_s) <= iteration / 2);
   // A token budget: the work is whole iterations of 1e6 tokens, and it is all kept.
   cfg.train_tokens = 1e6 * 10000 - 1;
-  const rel::GoodputReport trained = rel::job_goodput(cfg, costs, iteration, 1e6, 1);
+  const rel::GoodputReport trained = rel::job_goodput(cfg, costs, {}, iteration, 1e6, 1);
   CHECK(trained.simulated.mean_split.useful == approx(10000 * iteration).epsilon(1e-9));
   CHECK(*trained.simulated.time_to_train_s > 10000 * iteration);
   // A checkpoint longer than the time between failures: refused with the numbers.
   costs.checkpoint_write_s = 8 * 3600.0;
   costs.restart_s = 3 * 3600.0;
   cfg.checkpoint_interval_s = 10 * 3600.0;
-  CHECK_THROWS_AS(rel::job_goodput(cfg, costs, iteration, 1e6, 1), exasim::PlanError);
+  CHECK_THROWS_AS(rel::job_goodput(cfg, costs, {}, iteration, 1e6, 1), exasim::PlanError);
 }
 
 TEST_CASE("goodput: an asynchronous checkpoint hides its upload, and a failure during the upload loses one more segment") {

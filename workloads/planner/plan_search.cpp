@@ -38,11 +38,11 @@ PlanMetrics metrics_of(const Estimate& e) {
 namespace {
 
 // The expected time to train the scenario's token budget at this plan's speed (0 without one).
-PlanMetrics with_time_to_train(PlanMetrics m, const PlannerInputs& in) {
+PlanMetrics with_time_to_train(PlanMetrics m, const PlannerInputs& in, const Candidate& c) {
   const auto& config = in.scenario.reliability;
   if (!in.reliability || !config->train_tokens) return m;
-  m.time_to_train_s =
-      reliability::expected_time_to_train(*config, *in.reliability, m.iteration_time_s, m.tokens_per_s * m.iteration_time_s);
+  m.time_to_train_s = reliability::expected_time_to_train(*config, *in.reliability, candidate_config(in.base, c), m.iteration_time_s,
+                                                          m.tokens_per_s * m.iteration_time_s);
   return m;
 }
 
@@ -78,7 +78,7 @@ std::vector<Scored> estimate_all(const PlannerInputs& in, Estimator& est, Loweri
       continue;
     }
     Scored s{check.candidate, est.estimate(check.candidate), {}, i};
-    s.metrics = with_time_to_train(metrics_of(s.estimate), in);
+    s.metrics = with_time_to_train(metrics_of(s.estimate), in, s.candidate);
     // Settings the simulator does not tell apart (recompute selective vs none under a fused
     // attention kernel, ...) give bit-identical estimates: keep the first such plan.
     const auto key = std::make_tuple(s.estimate.iteration_time_s, s.estimate.memory.peak_bytes, s.estimate.gpu_power_w,
@@ -150,7 +150,7 @@ void simulate_and_rank(const PlannerInputs& in, const ObjectiveInfo& obj, const 
   });
   for (std::size_t i = 0; i < plans.size(); ++i) {
     plans[i].report = nlohmann::json::parse(reports[i]);
-    plans[i].simulated = with_time_to_train(metrics_of(plans[i].report), in);
+    plans[i].simulated = with_time_to_train(metrics_of(plans[i].report), in, plans[i].candidate);
   }
   auto metrics = [](const RankedPlan& p) -> const PlanMetrics& { return p.simulated; };
   auto index = [](const RankedPlan& p) { return p.estimate_rank == 0 ? std::size_t(-1) : p.estimate_rank; };

@@ -8,6 +8,7 @@
 
 #include "hw/error.hpp"
 #include "hw/units.hpp"
+#include "workloads/reliability/elastic_job.hpp"
 #include "workloads/serving/sampling.hpp"
 
 namespace exasim::workloads::reliability {
@@ -16,11 +17,6 @@ namespace {
 
 using serving::exponential;
 using serving::Rng;
-
-struct Trial {
-  TimeSplit split;
-  long long interruptions = 0;
-};
 
 // Restart after a failure at the trial's current time: a failure during a restart starts it
 // again. Returns the next failure time, which lies after the restart (or past the horizon).
@@ -121,7 +117,7 @@ GoodputEstimate simulate_goodput(const GoodputInputs& in) {
   TimeSplit total;
   double interruptions = 0;
   for (int i = 0; i < in.trials; ++i) {
-    const Trial trial = run_trial(in, rng);
+    const Trial trial = in.elastic ? run_elastic_trial(in, rng) : run_trial(in, rng);
     const TimeSplit& s = trial.split;
     fractions.push_back(s.useful / s.wall());
     walls.push_back(s.wall());
@@ -129,13 +125,14 @@ GoodputEstimate simulate_goodput(const GoodputInputs& in) {
     total.checkpoint += s.checkpoint;
     total.lost += s.lost;
     total.restart += s.restart;
+    total.degraded += s.degraded;
     interruptions += static_cast<double>(trial.interruptions);
   }
   GoodputEstimate e;
   std::tie(e.fraction, e.fraction_ci95) = mean_ci95(fractions);
   e.interruptions_per_day = interruptions / (total.wall() / 86400.0);
   const double n = in.trials;
-  e.mean_split = {total.useful / n, total.checkpoint / n, total.lost / n, total.restart / n};
+  e.mean_split = {total.useful / n, total.checkpoint / n, total.lost / n, total.restart / n, total.degraded / n};
   if (in.work_s) {
     const auto [mean, ci] = mean_ci95(walls);
     e.time_to_train_s = mean;
@@ -152,8 +149,19 @@ models::CheckpointedJob checkpointed_job(const JobCosts& costs) {
 
 // Daly's goodput at the blocking write; an asynchronous checkpoint's upload window adds a chance
 // u / M per segment of losing one more segment, so the expected time grows by e^(u/M).
-double expected_fraction(const JobCosts& costs, double interval_s) {
+double expected_fraction(const JobCosts& costs, double interval_s, const std::optional<ElasticJob>& elastic) {
+  if (elastic) return expected_elastic_goodput(checkpointed_job(costs), interval_s, *elastic);
   return models::expected_goodput(checkpointed_job(costs), interval_s) * std::exp(-costs.checkpoint_upload_s / costs.job_mtbf_s);
+}
+
+// The elastic job a plan makes of the configuration, where it can drop replicas.
+std::optional<ElasticJob> elastic_job(const ReliabilityConfig& config, const ElasticReplicas& replicas, double iteration_s) {
+  if (!config.elastic || replicas.replicas < 2) return std::nullopt;
+  return ElasticJob{replicas.replicas, config.elastic->repair_s, config.elastic->reconfigure_s, iteration_s};
+}
+
+double optimal_interval_for(const JobCosts& costs, const std::optional<ElasticJob>& elastic) {
+  return elastic ? elastic_optimal_interval(checkpointed_job(costs), *elastic) : models::optimal_interval(checkpointed_job(costs));
 }
 
 // The failure-free time to train the token budget, in whole iterations.
@@ -163,31 +171,35 @@ double training_work(const ReliabilityConfig& config, double iteration_s, double
 
 }  // namespace
 
-double checkpoint_interval(const ReliabilityConfig& config, const JobCosts& costs, double iteration_s) {
+double checkpoint_interval(const ReliabilityConfig& config, const JobCosts& costs, double iteration_s,
+                           const std::optional<ElasticJob>& elastic) {
   // The upload window's cost does not depend on the interval (e^(u/M)): the optimum is Daly's at
   // the blocking write, but at least one upload long, so that one upload is in flight at a time.
-  const double wanted = config.checkpoint_interval_s.value_or(models::optimal_interval(checkpointed_job(costs)));
+  const double wanted = config.checkpoint_interval_s.value_or(optimal_interval_for(costs, elastic));
   const double iterations = std::max({1.0, std::round(wanted / iteration_s), std::ceil(costs.checkpoint_upload_s / iteration_s)});
   return iterations * iteration_s;
 }
 
-double expected_time_to_train(const ReliabilityConfig& config, const JobCosts& costs, double iteration_s,
-                              double tokens_per_iteration) {
-  const double interval = checkpoint_interval(config, costs, iteration_s);
-  return training_work(config, iteration_s, tokens_per_iteration) / expected_fraction(costs, interval);
+double expected_time_to_train(const ReliabilityConfig& config, const JobCosts& costs, const TrainingConfig& plan,
+                              double iteration_s, double tokens_per_iteration) {
+  const auto elastic = elastic_job(config, elastic_replicas(plan), iteration_s);
+  const double interval = checkpoint_interval(config, costs, iteration_s, elastic);
+  return training_work(config, iteration_s, tokens_per_iteration) / expected_fraction(costs, interval, elastic);
 }
 
-GoodputReport job_goodput(const ReliabilityConfig& config, const JobCosts& costs, double iteration_s,
-                          double tokens_per_iteration, std::uint64_t scenario_seed) {
+GoodputReport job_goodput(const ReliabilityConfig& config, const JobCosts& costs, const TrainingConfig& plan,
+                          double iteration_s, double tokens_per_iteration, std::uint64_t scenario_seed) {
   using units::Dimension;
   GoodputReport r;
   r.config = config;
   r.costs = costs;
   r.iteration_s = iteration_s;
   const models::CheckpointedJob job = checkpointed_job(costs);
-  r.optimal_checkpoint_interval_s = models::optimal_interval(job);
-  r.checkpoint_interval_s = checkpoint_interval(config, costs, iteration_s);
-  r.expected_fraction = expected_fraction(costs, r.checkpoint_interval_s);
+  if (config.elastic) r.elastic = elastic_replicas(plan);
+  const std::optional<ElasticJob> elastic = elastic_job(config, r.elastic, iteration_s);
+  r.optimal_checkpoint_interval_s = optimal_interval_for(costs, elastic);
+  r.checkpoint_interval_s = checkpoint_interval(config, costs, iteration_s, elastic);
+  r.expected_fraction = expected_fraction(costs, r.checkpoint_interval_s, elastic);
   const auto fmt = [](double v, Dimension d) { return units::format(v, d, 3); };
   if (!(r.expected_fraction >= 0.01)) {
     char percent[32];
@@ -198,7 +210,7 @@ GoodputReport job_goodput(const ReliabilityConfig& config, const JobCosts& costs
                     {"", 0, "reliability.job_mtbf"}, "a job this unreliable does not train; check the failure rates");
   }
   GoodputInputs in{job, r.checkpoint_interval_s, costs.checkpoint_upload_s, std::nullopt, config.horizon_s, config.trials,
-                   config.seed.value_or(scenario_seed)};
+                   config.seed.value_or(scenario_seed), elastic};
   if (config.train_tokens) in.work_s = training_work(config, iteration_s, tokens_per_iteration);
   // Events a trial takes: a segment per checkpoint, and per interruption a failure and a restart.
   const double wall = in.work_s ? *in.work_s / r.expected_fraction : in.horizon_s;
@@ -227,6 +239,11 @@ nlohmann::json goodput_json(const GoodputReport& r) {
   if (!c.interruptions_per_day.empty()) j["interruptions_per_day_by_component"] = c.interruptions_per_day;
   j["checkpoint_write_s"] = c.checkpoint_write_s;
   j["checkpoint_mode"] = c.checkpoint_upload_s > 0 ? "async" : "sync";
+  if (r.config.elastic) {
+    j["elastic"] = {{"replicas", r.elastic.replicas}, {"repair_s", r.config.elastic->repair_s},
+                    {"reconfigure_s", r.config.elastic->reconfigure_s}};
+    if (!r.elastic.why_not.empty()) j["elastic"]["not_applied"] = r.elastic.why_not;
+  }
   if (c.checkpoint_upload_s > 0) j["checkpoint_upload_s"] = c.checkpoint_upload_s;
   j["checkpoint_write_bound"] = c.checkpoint_bound;
   if (c.checkpoint_bytes > 0) j["checkpoint_bytes"] = c.checkpoint_bytes;
@@ -244,6 +261,7 @@ nlohmann::json goodput_json(const GoodputReport& r) {
   }
   const TimeSplit& s = e.mean_split;
   j["time_breakdown_s"] = {{"useful", s.useful}, {"checkpoint", s.checkpoint}, {"lost_work", s.lost}, {"restart", s.restart}};
+  if (r.config.elastic) j["time_breakdown_s"]["replicas_out"] = s.degraded;
   return j;
 }
 

@@ -9,30 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include "models/reliability/checkpoint_interval.hpp"
+#include "workloads/reliability/job_life.hpp"
 #include "workloads/reliability/job_reliability.hpp"
 #include "workloads/reliability/reliability_config.hpp"
 
 namespace exasim::workloads::reliability {
-
-// One Monte Carlo run of the checkpointed job.
-struct GoodputInputs {
-  models::CheckpointedJob job;
-  double interval_s = 0;          // work between checkpoints
-  double upload_s = 0;            // asynchronous: after its blocking write, until a checkpoint is durable (<= interval)
-  std::optional<double> work_s;   // run until this much work is kept; else for horizon_s
-  double horizon_s = 0;
-  int trials = 1;
-  std::uint64_t seed = 1;
-};
-
-// Where a trial's wall-clock time went (seconds; the four sum to the wall time).
-struct TimeSplit {
-  double useful = 0;      // work that was kept
-  double checkpoint = 0;  // completed checkpoint writes
-  double lost = 0;        // work and checkpoint writes a failure threw away
-  double restart = 0;     // restarts, including restarts interrupted by a failure
-  double wall() const { return useful + checkpoint + lost + restart; }
-};
 
 struct GoodputEstimate {
   double fraction = 0;        // mean over trials of useful / wall
@@ -51,25 +32,29 @@ struct GoodputReport {
   JobCosts costs;
   double iteration_s = 0;
   double checkpoint_interval_s = 0;          // used: whole iterations
-  double optimal_checkpoint_interval_s = 0;  // of the closed form
+  double optimal_checkpoint_interval_s = 0;  // of the closed form (an elastic job's own)
   double expected_fraction = 0;              // closed form at the interval used
+  ElasticReplicas elastic;                   // replicas an elastic job drops one by one (0: every failure stops it)
   GoodputEstimate simulated;
 };
 
 // The checkpoint interval a job uses: the one given or the closed form's optimum, rounded to whole
 // iterations (at least one): checkpoints are taken between iterations (Megatron's --save-interval).
-double checkpoint_interval(const ReliabilityConfig& config, const JobCosts& costs, double iteration_s);
+// With an elastic job, its own optimum (elastic_job.hpp).
+double checkpoint_interval(const ReliabilityConfig& config, const JobCosts& costs, double iteration_s,
+                           const std::optional<ElasticJob>& elastic = std::nullopt);
 
 // The expected wall-clock time to train config.train_tokens (whole iterations of
 // tokens_per_iteration) under failures: the failure-free time over the closed form's goodput, which
 // the Monte Carlo's mean converges to. What the planner ranks plans by (time_to_train).
-double expected_time_to_train(const ReliabilityConfig& config, const JobCosts& costs, double iteration_s,
-                              double tokens_per_iteration);
+// `plan`: the parallel plan, which says whether an elastic job can drop replicas (elastic_replicas).
+double expected_time_to_train(const ReliabilityConfig& config, const JobCosts& costs, const TrainingConfig& plan,
+                              double iteration_s, double tokens_per_iteration);
 
 // Throws PlanError (key reliability.*) when the job would make almost no progress (expected
 // goodput under 1%) or the Monte Carlo would take more than ~10^9 events.
-GoodputReport job_goodput(const ReliabilityConfig& config, const JobCosts& costs, double iteration_s,
-                          double tokens_per_iteration, std::uint64_t scenario_seed);
+GoodputReport job_goodput(const ReliabilityConfig& config, const JobCosts& costs, const TrainingConfig& plan,
+                          double iteration_s, double tokens_per_iteration, std::uint64_t scenario_seed);
 
 nlohmann::json goodput_json(const GoodputReport& r);
 

@@ -42,6 +42,14 @@ double checkpoint_bytes(const ModelSpec& model, const TrainingConfig& training) 
   return model.parameter_count() * (bytes.weight + bytes.optimizer);
 }
 
+ElasticReplicas elastic_replicas(const TrainingConfig& plan) {
+  const Parallelism& p = plan.parallelism;
+  if (plan.zero > 0) return {0, "ZeRO-" + std::to_string(plan.zero) + " shards the states over the replicas"};
+  if (p.ep > 1) return {0, "the experts are spread over the replicas (ep " + std::to_string(p.ep) + ")"};
+  if (p.dp < 2) return {0, "one data-parallel replica"};
+  return {p.dp, ""};
+}
+
 JobCosts job_costs(const ReliabilityConfig& c, const topologies::Cluster& cluster, const ModelSpec& model,
                    const TrainingConfig& training) {
   JobCosts j;

@@ -28,6 +28,15 @@ struct JobCosts {
 // bytes per parameter). Throws PlanError for LoRA (its checkpoint is the adapters: give write_time).
 double checkpoint_bytes(const ModelSpec& model, const TrainingConfig& training);
 
+// The data-parallel replicas an elastic job can drop one by one: each must hold whole model states
+// (no ZeRO sharding, no experts spread over the replicas) and there must be two. 0 when it cannot,
+// with the reason.
+struct ElasticReplicas {
+  int replicas = 0;
+  std::string why_not;
+};
+ElasticReplicas elastic_replicas(const TrainingConfig& plan);
+
 // Throws PlanError (key reliability.*) where a part cannot be computed.
 JobCosts job_costs(const ReliabilityConfig& c, const topologies::Cluster& cluster, const ModelSpec& model,
                    const TrainingConfig& training);

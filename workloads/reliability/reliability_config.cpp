@@ -28,7 +28,8 @@ RestartParts read_restart(const config::Node& n) {
 
 ReliabilityConfig read_reliability(const config::Node& n, const hw::Catalog& catalog) {
   n.expect_map();
-  n.check_keys({"job_mtbf", "failures", "storage", "checkpoint", "restart", "restart_time", "horizon", "tokens", "trials", "seed"});
+  n.check_keys({"job_mtbf", "failures", "storage", "checkpoint", "restart", "restart_time", "elastic", "horizon", "tokens", "trials",
+                "seed"});
   ReliabilityConfig c;
   if (n.has("job_mtbf") && n.has("failures"))
     n["failures"].fail("give job_mtbf or failures, not both", "job_mtbf: the whole job's; failures: rates per component");
@@ -66,6 +67,13 @@ ReliabilityConfig read_reliability(const config::Node& n, const hw::Catalog& cat
     n.fail("what a restart costs is missing", "restart_time: 15 min, or restart: {detection, reschedule, startup} with a storage:");
   }
 
+  if (n.has("elastic")) {
+    const config::Node e = n["elastic"];
+    e.expect_map();
+    e.check_keys({"repair_time", "reconfigure_time"});
+    c.elastic = ElasticConfig{e.required("repair_time").as_positive_quantity(Dimension::kTime),
+                              e.required("reconfigure_time").as_nonnegative_quantity(Dimension::kTime)};
+  }
   if (n.has("horizon")) {
     if (n.has("tokens")) n["horizon"].fail("give horizon or tokens, not both", "tokens: the job runs until it is trained");
     c.horizon_s = n["horizon"].as_positive_quantity(Dimension::kTime);

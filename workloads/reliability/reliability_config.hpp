@@ -13,6 +13,8 @@
 //                                 #   upload_time (default: from storage) overlapped with training
 //     restart: {detection: 5 min, reschedule: 3 min, startup: 10 min}  # + the load from storage;
 //     restart_time: 15 min        #   or the whole restart
+//     elastic: {repair_time: 4 h, reconfigure_time: 2 min}  # a failure takes its data-parallel
+//                                 #   replica out until repaired; the others go on (elastic_job.hpp)
 //     horizon: 30 d               # wall-clock time simulated; or
 //     tokens: 15.6e12             #   a token budget, giving the time to train it
 //     trials: 100                 # Monte Carlo trials
@@ -32,6 +34,11 @@ struct RestartParts {
   double startup_s = 0;     // process start, communicator set-up, data loader, compilation
 };
 
+struct ElasticConfig {
+  double repair_s = 0;       // until a failed replica's devices are back
+  double reconfigure_s = 0;  // the job paused when a replica leaves or rejoins
+};
+
 struct ReliabilityConfig {
   std::optional<double> job_mtbf_s;             // given; else from failures
   std::optional<hw::FailureRatesSpec> failures;
@@ -42,6 +49,7 @@ struct ReliabilityConfig {
   std::optional<double> checkpoint_upload_s;    // async: given; else from storage
   std::optional<double> restart_s;              // given (restart_time); else restart parts + load
   std::optional<RestartParts> restart;
+  std::optional<ElasticConfig> elastic;
   double horizon_s = 30 * 86400.0;
   std::optional<double> train_tokens;  // a budget: the job runs until it is trained
   int trials = 100;
