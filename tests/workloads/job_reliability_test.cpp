@@ -13,6 +13,8 @@
 #include "located_error.hpp"
 #include "workloads/reliability/job_reliability.hpp"
 #include "workloads/scenario/scenario.hpp"
+#include "workloads/training/training_memory.hpp"
+#include "workloads/training/training_plan.hpp"
 
 namespace exasim {
 
@@ -91,6 +93,29 @@ TEST_CASE("job reliability: the checkpoint's size and its write and load by hand
   const auto s8 = scenario("{job_mtbf: 3 h, checkpoint: {write_time: 1 s}, restart_time: 1 min}", 8, "llama3.1-8b");
   REQUIRE(s8.cluster.host);
   CHECK(pcie.checkpoint_write_s == approx(pcie.checkpoint_bytes / 64 / s8.cluster.host->pcie_bandwidth).epsilon(1e-12));
+}
+
+TEST_CASE("job reliability: the checkpoint holds what the memory model puts on the GPUs, each shard once") {
+  // Llama 3.1 405B on TP 8, PP 14 (126 layers, 9 a stage), DP 128, ZeRO-1: each GPU holds the 16-bit
+  // weights of its stage's layers (replicated over DP) and 1/128 of their fp32 optimizer states.
+  // The checkpoint is one replica's weights and every GPU's optimizer shard.
+  const auto s = scenario("{failures: llama3-h100, storage: tectonic-llama3, checkpoint: {}, restart_time: 1 min}");
+  exasim::workloads::TrainingConfig c = *s.training;
+  c.parallelism.tp = 8;
+  c.parallelism.pp = 14;
+  c.parallelism.dp = 128;
+  c.global_batch = c.parallelism.dp;
+  c.zero = 1;
+  const int gpus = 8 * 14 * c.parallelism.dp;
+  const exasim::workloads::TrainingPlan plan(s.model, c, gpus, 8);
+  const auto memory = exasim::workloads::training_memory(plan);
+  double weights = 0, optimizer = 0;
+  for (const auto& stage : memory.stages) {
+    weights += stage.weights * 8;                           // one replica: the stage's TP ranks
+    optimizer += stage.optimizer * 8 * c.parallelism.dp;    // every GPU's shard
+  }
+  // Layer norms are replicated over TP, not sharded: the sum counts them 8 times (< 0.01%).
+  CHECK(weights + optimizer == approx(costs(s).checkpoint_bytes).epsilon(1e-3));
 }
 
 TEST_CASE("job reliability: an asynchronous checkpoint stalls for its copy to host memory and uploads behind the training") {
