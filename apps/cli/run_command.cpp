@@ -169,18 +169,10 @@ int run(const Context& ctx, const RunOptions& o) {
     const auto inputs = workloads::planner::PlannerInputs::from(s);
     const workloads::planner::PlanEvaluation e = workloads::planner::evaluate_plan(inputs, plan);
     const workloads::TrainingResult& r = e.result;
-    std::optional<workloads::reliability::GoodputReport> goodput;
-    if (inputs.reliability) {
-      goodput = workloads::reliability::job_goodput(*s.reliability, *inputs.reliability, plan.config(), r.iteration_time_s,
-                                                    r.tokens_per_s * r.iteration_time_s, s.simulation.seed);
-    }
+    const std::optional<workloads::reliability::GoodputReport>& goodput = e.goodput;
     print_summary(std::cout, s, plan, r);
     if (goodput) print_goodput(std::cout, *goodput);
-    if (!o.json_path.empty()) {
-      nlohmann::json j = workloads::planner::evaluation_json(s, plan, e);
-      if (goodput) j["goodput"] = workloads::reliability::goodput_json(*goodput);
-      open_output(o.json_path, "--json") << config::to_json_text(j, 2) << "\n";
-    }
+    if (!o.json_path.empty()) open_output(o.json_path, "--json") << config::to_json_text(workloads::planner::evaluation_json(s, plan, e), 2) << "\n";
     if (!o.report_path.empty()) {
       auto out = open_output(o.report_path, "--report");
       print_summary(out, s, plan, r);

@@ -20,18 +20,28 @@ const std::string kServing = std::string(EXASIM_SOURCE_DIR) + "/configs/scenario
 
 std::string with_reliability(const std::string& section) { return "run '" + kScenario + "' --set 'reliability=" + section + "'"; }
 
+// `exasim run` of `args` (a scenario and its overrides) with --json: the summary printed and the JSON.
+struct Run {
+  std::string output;
+  nlohmann::json json;
+};
+Run run_json(const std::string& args, const std::string& name) {
+  const std::string path = (std::filesystem::temp_directory_path() / name).string();
+  const CliResult r = run_cli(args + " --json '" + path + "'");
+  INFO("output: ", r.output);
+  REQUIRE(r.status == 0);
+  std::ifstream in(path);
+  return {r.output, nlohmann::json::parse(in)};
+}
+
 }  // namespace
 
 TEST_CASE("reliability cli: goodput in the summary and the JSON, as the closed form says") {
-  const std::string json = (std::filesystem::temp_directory_path() / "exasim_reliability_test.json").string();
-  const CliResult r = run_cli(with_reliability("{job_mtbf: 3 h, checkpoint: {interval: optimal, write_time: 30 s}, "
-                                               "restart_time: 15 min, horizon: 20 d, trials: 40}") +
-                              " --json '" + json + "'");
-  INFO("output: ", r.output);
-  REQUIRE(r.status == 0);
+  const Run r = run_json(with_reliability("{job_mtbf: 3 h, checkpoint: {interval: optimal, write_time: 30 s}, "
+                                           "restart_time: 15 min, horizon: 20 d, trials: 40}"),
+                         "exasim_reliability_test.json");
   CHECK(contains(r.output, "useful fraction of wall time"));
-  std::ifstream in(json);
-  const auto j = nlohmann::json::parse(in);
+  const auto& j = r.json;
   const auto& g = j.at("goodput");
   const double iteration = j.at("iteration_time_s");
   const exasim::models::CheckpointedJob job{3 * 3600.0, 30, 900};
@@ -51,15 +61,11 @@ TEST_CASE("reliability cli: goodput in the summary and the JSON, as the closed f
 }
 
 TEST_CASE("reliability cli: a token budget gives the time to train it") {
-  const std::string json = (std::filesystem::temp_directory_path() / "exasim_reliability_tokens.json").string();
-  const CliResult r = run_cli(with_reliability("{job_mtbf: 3 h, checkpoint: {interval: 1 h, write_time: 30 s}, "
-                                               "restart_time: 15 min, tokens: 300e9, trials: 20}") +
-                              " --json '" + json + "'");
-  INFO("output: ", r.output);
-  REQUIRE(r.status == 0);
+  const Run r = run_json(with_reliability("{job_mtbf: 3 h, checkpoint: {interval: 1 h, write_time: 30 s}, "
+                                           "restart_time: 15 min, tokens: 300e9, trials: 20}"),
+                         "exasim_reliability_tokens.json");
   CHECK(contains(r.output, "time to train 300.0 B tokens"));
-  std::ifstream in(json);
-  const auto j = nlohmann::json::parse(in);
+  const auto& j = r.json;
   const auto& g = j.at("goodput");
   const double clean = 300e9 / double(j.at("tokens_per_s"));  // the failure-free time, to an iteration
   CHECK(double(g.at("time_to_train_s")) > clean);
@@ -91,16 +97,31 @@ TEST_CASE("reliability cli: implausible sections are refused with their key") {
 }
 
 TEST_CASE("reliability cli: Llama 3.1 405B on 16,384 H100 is interrupted as often as Llama 3's paper says") {
-  const std::string json = (std::filesystem::temp_directory_path() / "exasim_reliability_405b.json").string();
-  const CliResult r = run_cli("run '" + std::string(EXASIM_SOURCE_DIR) + "/configs/scenarios/llama3.1-405b-h100-16k.yaml' --json '" +
-                              json + "'");
-  INFO("output: ", r.output);
-  REQUIRE(r.status == 0);
-  std::ifstream in(json);
-  const auto g = nlohmann::json::parse(in).at("goodput");
+  const Run r = run_json("run '" + std::string(EXASIM_SOURCE_DIR) + "/configs/scenarios/llama3.1-405b-h100-16k.yaml'",
+                         "exasim_reliability_405b.json");
+  const auto& g = r.json.at("goodput");
   // 419 unexpected interruptions in the paper's 54 days (Llama 3, Table 5), simulated over 54 days.
   CHECK(double(g.at("interruptions_per_day")) == approx(419.0 / 54).epsilon(0.02));
   // The checkpoint: 14 bytes for each of 405.9 B parameters, at Tectonic's 2 TB/s.
   CHECK(double(g.at("checkpoint_write_s")) == approx(14 * 405.9e9 / 2e12).epsilon(0.01));
   CHECK(double(g.at("fraction")) == approx(double(g.at("expected_fraction"))).epsilon(0.01));
+}
+
+TEST_CASE("reliability cli: plan reports each simulated plan's goodput and time to train") {
+  const std::string path = (std::filesystem::temp_directory_path() / "exasim_reliability_plan.json").string();
+  const CliResult r = run_cli("plan '" + kScenario + "' --top 2 --objective time-to-train --set 'reliability={job_mtbf: 3 h, " +
+                              "checkpoint: {interval: optimal, write_time: 30 s}, restart_time: 15 min, tokens: 300e9, trials: 20}' --json '" +
+                              path + "'");
+  INFO("output: ", r.output);
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.output, "to train"));
+  std::ifstream in(path);
+  const auto plans = nlohmann::json::parse(in).at("plans");
+  REQUIRE(plans.size() >= 2);
+  for (const auto& p : plans) {
+    // The ranking's expectation, and the plan's own Monte Carlo beside it.
+    const double expected = p.at("time_to_train_s"), simulated = p.at("goodput").at("time_to_train_s");
+    CHECK(simulated == approx(expected).epsilon(0.03));
+  }
+  CHECK(double(plans[0].at("time_to_train_s")) <= double(plans[1].at("time_to_train_s")));
 }

@@ -69,6 +69,10 @@ PlanEvaluation evaluate_plan(const PlannerInputs& in, const TrainingPlan& plan, 
   r.energy_per_iteration_j = r.power_avg_w * r.iteration_time_s;
   r.energy_per_token_j = r.energy_per_iteration_j / plan.tokens_per_iteration();
   r.cost = models::running_cost(in.cost, in.cluster.gpu_count(), r.power_avg_w, r.tokens_per_s);
+  if (in.reliability) {
+    e.goodput = reliability::job_goodput(*in.scenario.reliability, *in.reliability, plan.config(), r.iteration_time_s,
+                                         r.tokens_per_s * r.iteration_time_s, in.scenario.simulation.seed);
+  }
   return e;
 }
 
@@ -97,6 +101,7 @@ nlohmann::json evaluation_json(const Scenario& s, const TrainingPlan& plan, cons
                {"energy_usd_per_hour", r.cost.energy_usd_per_hour},
                {"training_run_hours", r.cost.training_run_hours},
                {"training_run_usd", r.cost.training_run_usd}};
+  if (e.goodput) j["goodput"] = reliability::goodput_json(*e.goodput);
   return j;
 }
 

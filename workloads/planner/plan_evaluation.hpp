@@ -3,12 +3,14 @@
 // the engine (simulate_training), its power taken from the timeline (timeline_power.hpp; under a
 // power cap the iteration is simulated again with capped clocks, power_cap.hpp), cluster power
 // with switches and PUE (models/power/cluster_power.hpp) and cost (models/cost). The JSON is
-// `exasim run`'s with the power, energy and cost objects extended.
+// `exasim run`'s with the power, energy and cost objects extended, and `goodput` where the scenario
+// has a reliability: section (its Monte Carlo at the simulated iteration).
 #include <nlohmann/json.hpp>
 
 #include "models/cost/cost_model.hpp"
 #include "models/power/cluster_power.hpp"
 #include "workloads/planner/planner_inputs.hpp"
+#include "workloads/reliability/goodput.hpp"
 #include "workloads/scenario/scenario.hpp"
 #include "workloads/training/training_simulation.hpp"
 
@@ -26,6 +28,7 @@ struct PowerDetail {
 struct PlanEvaluation {
   TrainingResult result;  // power, energy and cost fields from the models here
   PowerDetail power;
+  std::optional<reliability::GoodputReport> goodput;  // the scenario's reliability: section, at this plan's speed
 };
 
 // Simulates `plan`; gpu_cap_w < 0 takes the scenario's cap (power.gpu_cap), 0 runs uncapped.
