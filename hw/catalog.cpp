@@ -44,6 +44,7 @@ Catalog Catalog::load(const std::string& configs_dir) {
     const fs::path p = fs::path(configs_dir) / rel;
     if (fs::exists(p)) c.add_file(kind, p.string());
   }
+  c.plausible_ = PlausibleRanges::load((fs::path(configs_dir) / "hw/plausible.yaml").string());
   const fs::path models = fs::path(configs_dir) / "models";
   if (fs::is_directory(models)) {
     std::vector<fs::path> paths;
@@ -125,15 +126,21 @@ std::string Catalog::reference_name(const Node& ref) const {
   return "inline";
 }
 
-GpuSpec Catalog::gpu(const Node& ref) const { return gpu_from_layers(reference_name(ref), layers(CatalogKind::kGpu, ref)); }
-LinkSpec Catalog::link(const Node& ref) const { return link_from_layers(reference_name(ref), layers(CatalogKind::kLink, ref)); }
-FabricSpec Catalog::fabric(const Node& ref) const {
-  return fabric_from_layers(reference_name(ref), layers(CatalogKind::kFabric, ref));
+// Checks a reference's values against what real parts have, then builds its spec (whose own
+// checks, e.g. a measured rate above the peak, would otherwise speak first of a missing unit).
+template <class Spec>
+Spec Catalog::checked(CatalogKind kind, const char* range_kind, const Node& ref,
+                      Spec (*build)(const std::string&, const std::vector<Node>&)) const {
+  const std::vector<Node> l = layers(kind, ref);
+  plausible_.check(range_kind, catalog_kind_name(kind), l);
+  return build(reference_name(ref), l);
 }
-NicSpec Catalog::nic(const Node& ref) const { return nic_from_layers(reference_name(ref), layers(CatalogKind::kNic, ref)); }
-StorageSpec Catalog::storage(const Node& ref) const {
-  return storage_from_layers(reference_name(ref), layers(CatalogKind::kStorage, ref));
-}
+
+GpuSpec Catalog::gpu(const Node& ref) const { return checked(CatalogKind::kGpu, "gpu", ref, gpu_from_layers); }
+LinkSpec Catalog::link(const Node& ref) const { return checked(CatalogKind::kLink, "link", ref, link_from_layers); }
+FabricSpec Catalog::fabric(const Node& ref) const { return checked(CatalogKind::kFabric, "fabric", ref, fabric_from_layers); }
+NicSpec Catalog::nic(const Node& ref) const { return checked(CatalogKind::kNic, "nic", ref, nic_from_layers); }
+StorageSpec Catalog::storage(const Node& ref) const { return checked(CatalogKind::kStorage, "storage", ref, storage_from_layers); }
 FailureRatesSpec Catalog::failure_rates(const Node& ref) const {
   return failure_rates_from_layers(reference_name(ref), layers(CatalogKind::kFailures, ref));
 }

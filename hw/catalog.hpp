@@ -13,6 +13,7 @@
 #include "hw/link_spec.hpp"
 #include "hw/nic_spec.hpp"
 #include "hw/node_spec.hpp"
+#include "hw/plausible_ranges.hpp"
 #include "hw/storage_spec.hpp"
 
 namespace exasim::hw {
@@ -26,7 +27,7 @@ std::string_view catalog_kind_name(CatalogKind k);  // "GPU", "link", "fabric", 
 
 class Catalog {
  public:
-  // Reads configs_dir/hw/{gpus,links,fabrics,nics,nodes,cpus,storage,failures}.yaml and configs_dir/models/*.yaml.
+  // Reads configs_dir/hw/{gpus,links,fabrics,nics,nodes,cpus,storage,failures,plausible}.yaml and configs_dir/models/*.yaml.
   static Catalog load(const std::string& configs_dir);
 
   const std::string& configs_dir() const { return dir_; }
@@ -59,8 +60,13 @@ class Catalog {
   void append_chain(CatalogKind kind, const std::string& name, const config::Node& where,
                     std::vector<config::Node>& out, int depth) const;
 
+  template <class Spec>
+  Spec checked(CatalogKind kind, const char* range_kind, const config::Node& ref,
+               Spec (*build)(const std::string&, const std::vector<config::Node>&)) const;
+
   std::string dir_;
   std::map<CatalogKind, std::map<std::string, config::Node>> entries_;
+  PlausibleRanges plausible_;  // configs/hw/plausible.yaml
 };
 
 // configs/ of this installation: $EXASIM_HOME/configs if set, else the source tree's configs/.

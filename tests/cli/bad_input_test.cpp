@@ -156,6 +156,17 @@ TEST_CASE("bad --set overrides name the override") {
   CHECK(contains(r.output, "key.path=value"));
 }
 
+TEST_CASE("bad input 8f: a bare number far outside what a real part has names the unit that was meant") {
+  // Issue 28's first friction: an HBM bandwidth of 4000 ran (as 4 kB/s) and reported an iteration
+  // of 1.72e9 s. A bare number is SI; the range of real GPUs says which unit was left out.
+  const std::string path = scenario("good", kGood);
+  expect_command_error("run '" + path + "' --set cluster.gpu.hbm_bandwidth=4000",
+                       {"--set cluster.gpu.hbm_bandwidth", "4000 reads as 4 kB/s", "write the unit: 4000 GB/s"});
+  expect_command_error("run '" + path + "' --set 'cluster.gpu.tdp=10 MW'", {"10 MW reads as 10 MW", "outside what a real GPU has"});
+  expect_error("link", replace(kGood, "nodes: 2", "nodes: 2\n  intra_node: {base: nvswitch-a100, latency: 1 ps}"), "link.yaml:",
+               "outside what a real node fabric has");
+}
+
 TEST_CASE("bad input 8e: --window and serving.sliding_window_kv check their values") {
   const std::string serving = std::string(EXASIM_SOURCE_DIR) + "/configs/scenarios/llama2-70b-h100-serving.yaml";
   expect_command_error("run '" + serving + "' --set serving.sliding_window_kv=all", {"serving.sliding_window_kv", "window"});
