@@ -1,6 +1,7 @@
 #include "hw/catalog.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <string_view>
@@ -23,6 +24,30 @@ std::string_view catalog_kind_name(CatalogKind k) {
     case CatalogKind::kFailures: return "failure-rate set";
   }
   return "?";
+}
+
+std::string did_you_mean(const std::string& name, const std::vector<std::string>& names) {
+  const auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+  };
+  const std::string key = lower(name);
+  std::vector<std::string> near;
+  for (const std::string& n : names)
+    if (!key.empty() && lower(n).starts_with(key)) near.push_back(n);
+  if (near.empty())
+    for (const std::string& n : names)
+      if (key.size() >= 3 && lower(n).find(key) != std::string::npos) near.push_back(n);
+  if (near.empty()) {
+    const std::string c = config::closest(name, names);
+    if (!c.empty()) near.push_back(c);
+  }
+  if (near.empty()) return "";
+  if (near.size() > 4) near.resize(4);
+  std::string hint = "did you mean ";
+  for (std::size_t i = 0; i < near.size(); ++i)
+    hint += (i == 0 ? "" : i + 1 == near.size() ? " or " : ", ") + ("\"" + near[i] + "\"");
+  return hint + "? ";
 }
 
 std::string default_configs_dir() {
@@ -88,9 +113,8 @@ const Node& Catalog::entry(CatalogKind kind, const std::string& name) const {
 void Catalog::append_chain(CatalogKind kind, const std::string& name, const Node& where, std::vector<Node>& out,
                            int depth) const {
   if (!contains(kind, name)) {
-    const std::string near = config::closest(name, names(kind));
     where.fail("unknown " + std::string(catalog_kind_name(kind)) + " \"" + name + "\"",
-               (near.empty() ? std::string() : "did you mean \"" + near + "\"? ") + "`exasim hw list` shows the catalog");
+               did_you_mean(name, names(kind)) + "`exasim hw list` shows the catalog");
   }
   if (depth > 8) where.fail("catalog entries derive from each other in a loop (base: " + name + ")");
   const Node& e = entry(kind, name);

@@ -69,6 +69,11 @@ class Catalog {
   PlausibleRanges plausible_;  // configs/hw/plausible.yaml
 };
 
+// The catalog names a mistyped `name` may have meant, as a hint ("did you mean \"A\" or \"B\"? ",
+// or "" when none is near): the names it begins (case aside: H100 -> H100-SXM5-80GB and
+// H100-PCIe-80GB), else those it is part of, else the one within a few edits; at most four.
+std::string did_you_mean(const std::string& name, const std::vector<std::string>& names);
+
 // configs/ of this installation: $EXASIM_HOME/configs if set, else the source tree's configs/.
 std::string default_configs_dir();
 

@@ -430,10 +430,8 @@ std::vector<const KindEntry*> find_matches(const Catalog& cat, const Options& op
                         "it is a " + std::string(k.option) + ": use --kind " + std::string(k.option));
     }
   }
-  const std::string near = config::closest(opt.name, candidates);
   throw ConfigError("unknown hardware name \"" + opt.name + "\"", {"<command line>", 0, "NAME"},
-                    (near.empty() ? std::string() : "did you mean \"" + near + "\"? ") +
-                        "`exasim hw list` shows the catalog");
+                    hw::did_you_mean(opt.name, candidates) + "`exasim hw list` shows the catalog");
 }
 
 std::string kind_list(const std::vector<const KindEntry*>& kinds, std::string_view sep) {

@@ -104,6 +104,9 @@ TEST_CASE("bad input 6: GPU count that is not TP*PP*DP*CP") {
 TEST_CASE("bad input 7: unknown catalog name") {
   expect_error("catalog", replace(kGood, "gpu: A100-SXM4-80GB", "gpu: A100-SXM4-80G"), "catalog.yaml:3: cluster.gpu",
                "did you mean \"A100-SXM4-80GB\"");
+  // A family's short name lists the family (issue 28: H100 suggested B200).
+  expect_command_error("run '" + scenario("good", kGood) + "' --set cluster.gpu=H100",
+                       {"--set cluster.gpu", "unknown GPU \"H100\"", "did you mean \"H100-PCIe-80GB\" or \"H100-SXM5-80GB\"?"});
 }
 
 TEST_CASE("bad input 8: missing file") {

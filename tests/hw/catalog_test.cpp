@@ -325,3 +325,20 @@ TEST_CASE("catalog: an inline GPU missing a required key names the key") {
   CHECK(e.where().key == "gpu");
   CHECK(contains(e.what(), "missing required key \"hbm_bandwidth\""));
 }
+
+TEST_CASE("catalog: did-you-mean lists the family a short name begins") {
+  using exasim::hw::did_you_mean;
+  const Catalog cat = real_catalog();
+  const auto gpus = cat.names(CatalogKind::kGpu);
+  // Issue 28: H100 suggested B200 (two edits away); it begins both H100 entries.
+  CHECK(did_you_mean("H100", gpus) == "did you mean \"H100-PCIe-80GB\" or \"H100-SXM5-80GB\"? ");
+  CHECK(did_you_mean("h200", gpus) == "did you mean \"H200-SXM-141GB\"? ");  // case aside
+  // Part of a name: the entries that contain it.
+  CHECK(did_you_mean("SXM5", gpus) == "did you mean \"H100-SXM5-80GB\"? ");
+  // Neither: the closest within a few edits, as before.
+  CHECK(did_you_mean("ib-hdr200", cat.names(CatalogKind::kNic)) == "did you mean \"ib-hdr-200\"? ");
+  CHECK(did_you_mean("nothing-like-it", gpus).empty());
+  // Through a scenario: the hint lists them.
+  const auto e = expect_config_error([&] { (void)cat.gpu(ref("H100")); });
+  CHECK(contains(e.hint(), "did you mean \"H100-PCIe-80GB\" or \"H100-SXM5-80GB\"?"));
+}
