@@ -159,6 +159,19 @@ TEST_CASE("bad --set overrides name the override") {
   CHECK(contains(r.output, "key.path=value"));
 }
 
+TEST_CASE("--set model.hf_config on a catalog model replaces it, as the YAML form does") {
+  // Issue 28: it gave `model.base: unknown key "base"` with no line (the override wraps the
+  // catalog name as {base: NAME, hf_config: P}).
+  const std::string hf = std::string(EXASIM_SOURCE_DIR) + "/tests/data/hf/Llama-3.1-8B";
+  const CliResult r = run_cli("run '" + scenario("good", kGood) + "' --set model.hf_config=" + hf);
+  INFO("output: ", r.output);
+  CHECK(r.status == 0);
+  CHECK(contains(r.output, "Llama-3.1-8B on 16 x"));
+  // Written in a file, a base beside hf_config is a contradiction, refused at its line.
+  expect_error("hf_base", replace(kGood, "model: gpt-1.7b", "model: {base: gpt-1.7b, hf_config: " + hf + "}"), "hf_base.yaml:7: model.base",
+               "hf_config names the whole model");
+}
+
 TEST_CASE("bad input 8f: a bare number far outside what a real part has names the unit that was meant") {
   // Issue 28's first friction: an HBM bandwidth of 4000 ran (as 4 kB/s) and reported an iteration
   // of 1.72e9 s. A bare number is SI; the range of real GPUs says which unit was left out.

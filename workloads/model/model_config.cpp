@@ -98,9 +98,15 @@ ModelSpec model_from_layers(const std::string& name, const std::vector<Node>& la
 
 ModelSpec resolve_model(const Node& ref, const hw::Catalog& catalog, const std::string& base_dir) {
   if (ref.is_map() && ref.has("hf_config")) {
-    ref.check_keys({"hf_config"});
+    // `--set model.hf_config=P` on a catalog model wraps it as {base: NAME, hf_config: P}: the
+    // config names the whole model, so the name it replaces goes, and a relative P is read from the
+    // current folder, where it was typed. Written in a file, base and hf_config contradict.
+    const bool typed = ref["hf_config"].where().file.starts_with("--set ");
+    if (ref.has("base") && !typed)
+      ref["base"].fail("hf_config names the whole model: it takes no base", "remove base, or hf_config");
+    ref.check_keys(typed ? std::vector<std::string>{"hf_config", "base"} : std::vector<std::string>{"hf_config"});
     std::filesystem::path p = ref["hf_config"].as_string();
-    if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
+    if (p.is_relative() && !typed) p = std::filesystem::path(base_dir) / p;
     try {
       return model_from_hf_config(p.string());
     } catch (const IoError& e) {
