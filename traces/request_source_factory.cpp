@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 
+#include "hw/data_dir.hpp"
 #include "traces/azure_trace.hpp"
 #include "traces/burstgpt_trace.hpp"
 #include "traces/csv_reader.hpp"
@@ -88,16 +89,22 @@ const TraceFormat& find_format(const config::Node& format) {
   format.fail("unknown trace format \"" + name + "\"", "choose one of: " + list);
 }
 
-// `node` names a file: absolute, or relative to base_dir. IoError at the node if it is not there.
+// `node` names a file: absolute, or relative to base_dir (the scenario's folder), else to the data
+// root (hw/data_dir.hpp). IoError at the node if it is in neither.
 std::string resolve(const config::Node& node, const std::string& base_dir) {
-  fs::path p = node.as_string();
-  if (p.is_relative() && !base_dir.empty()) p = fs::path(base_dir) / p;
+  const fs::path written = node.as_string();
   std::error_code ec;
-  if (!fs::is_regular_file(p, ec)) {
-    throw IoError("no file \"" + p.string() + "\"", node.where(),
-                  "relative paths are resolved against the scenario's folder");
+  if (written.is_absolute()) {
+    if (fs::is_regular_file(written, ec)) return written.string();
+    throw IoError("no file \"" + written.string() + "\"", node.where(), "check the path");
   }
-  return p.string();
+  const fs::path beside = base_dir.empty() ? written : fs::path(base_dir) / written;
+  if (fs::is_regular_file(beside, ec)) return beside.string();
+  const fs::path data = fs::path(hw::default_data_dir()) / written;
+  if (fs::is_regular_file(data, ec)) return data.string();
+  throw IoError("no file \"" + written.string() + "\" beside the scenario (" + beside.string() + ") or in the data folder (" +
+                    data.string() + ")",
+                node.where(), "relative paths are read from the scenario's folder, then from $EXASIM_DATA (default ../shared/data)");
 }
 
 ReplayOptions replay_options(const config::Node& w) {

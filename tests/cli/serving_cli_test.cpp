@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <cstdlib>
 #include <sstream>
 
 #include "cli_runner.hpp"
@@ -133,4 +134,25 @@ TEST_CASE("serving run: the P/D scenario moves KV between pools") {
   const auto j = nlohmann::json::parse(read_file(json));
   CHECK(j.at("kv_transfer_bytes").get<double>() > 0);
   CHECK(j.at("serving").at("pools").size() == 2);
+}
+
+TEST_CASE("serving run: a copied scenario finds its trace in the data folder") {
+  // Issue 28: a copy of the serving scenario failed on its ../../../shared/data path. A relative
+  // path is read beside the scenario, then under $EXASIM_DATA (default ../shared/data); here the
+  // data folder is tests/data, which holds the trace's first 300 requests.
+  const std::string copy = tmp("exasim_copied_serving.yaml");
+  std::ofstream(copy) << "name: copied\ncluster: {gpu: H100-SXM5-80GB, gpus_per_node: 8, nodes: 1}\nmodel: llama3.1-8b\n"
+                         "serving:\n  replicas: 2\n  slo: {ttft: 500 ms, tpot: 50 ms}\n"
+                         "  workload: {trace: traces/azure_conv_head.csv, max_requests: 50}\n";
+  ::setenv("EXASIM_DATA", (std::string(EXASIM_SOURCE_DIR) + "/tests/data").c_str(), 1);
+  const CliResult found = run_cli("run '" + copy + "'");
+  ::setenv("EXASIM_DATA", (std::string(EXASIM_SOURCE_DIR) + "/tests/data/hf").c_str(), 1);
+  const CliResult missing = run_cli("run '" + copy + "'");
+  ::unsetenv("EXASIM_DATA");
+  INFO("output: ", found.output);
+  CHECK(found.status == 0);
+  CHECK(contains(found.output, "TTFT"));
+  check_clean_error(missing);
+  CHECK(contains(missing.output, "no file \"traces/azure_conv_head.csv\" beside the scenario"));
+  CHECK(contains(missing.output, "$EXASIM_DATA"));
 }
