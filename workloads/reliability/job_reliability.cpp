@@ -14,14 +14,14 @@ struct Transfer {
   std::string bound;
 };
 
-// Every rank moves its share of `bytes` at once (fully parallel save and load): the slowest of the
-// storage system as a whole, each node's link to it, and each GPU's PCIe link to its host.
 // Each GPU's share over its PCIe link to host memory (0 where the cluster's host side is unknown).
 double host_copy_s(double bytes, const topologies::Cluster& cluster) {
   if (!cluster.host || !(cluster.host->pcie_bandwidth > 0)) return 0;
   return bytes / cluster.gpu_count() / cluster.host->pcie_bandwidth;
 }
 
+// Every rank moves its share of `bytes` at once (fully parallel save and load): the slowest of the
+// storage system as a whole, each node's link to it, and each GPU's PCIe link to its host.
 Transfer parallel_transfer(double bytes, double system_bandwidth, const hw::StorageSpec& storage,
                            const topologies::Cluster& cluster, bool through_pcie = true) {
   Transfer t{bytes / system_bandwidth, "storage"};
@@ -37,7 +37,7 @@ Transfer parallel_transfer(double bytes, double system_bandwidth, const hw::Stor
 double checkpoint_bytes(const ModelSpec& model, const TrainingConfig& training) {
   if (training.lora)
     throw PlanError("a LoRA checkpoint holds the adapters, whose size is not computed here", {"", 0, "reliability.checkpoint"},
-                    "give checkpoint.write_time");
+                    "give checkpoint.write_time, and restart_time rather than restart parts");
   const models::PrecisionBytes bytes;
   return model.parameter_count() * (bytes.weight + bytes.optimizer);
 }
