@@ -38,7 +38,7 @@ TEST_CASE("checkpoint interval: the optimum agrees with Young and Daly within 2 
         const double best = exasim::models::optimal_interval(job);
         // Daly's higher-order estimate: within 2% while a checkpoint is short against the MTBF.
         CHECK(best == exasim::testing::approx(exasim::models::daly_interval(job)).epsilon(0.02));
-        // Young's first order: within 2% only while d / M is tiny (the error grows like sqrt(d / 2M) / 3).
+        // Young's first order: within 2% only while d / M is tiny (it is long by about 2 sqrt(d / 2M) / 3).
         if (checkpoint / mtbf < 1e-3) CHECK(best == exasim::testing::approx(exasim::models::young_interval(job)).epsilon(0.02));
         // The restart does not move the optimum (e^(R/M) scales every interval alike).
         CHECK(best == exasim::testing::approx(exasim::models::optimal_interval({mtbf, checkpoint, 0})).epsilon(1e-6));
