@@ -19,10 +19,9 @@ constexpr std::array kDimensions = {Dimension::kBytes, Dimension::kBandwidth, Di
 // without a unit is refused: the unit says what the range is of.
 std::pair<double, Dimension> read_bound(const config::Node& n) {
   const std::string text = n.as_string();
-  for (Dimension d : kDimensions) {
-    if (units::parse(text, Dimension::kNone)) break;  // a bare number
-    if (const auto v = units::parse(text, d)) return {*v, d};
-  }
+  if (!units::parse(text, Dimension::kNone))  // a bare number parses in every dimension
+    for (Dimension d : kDimensions)
+      if (const auto v = units::parse(text, d)) return {*v, d};
   n.fail("a plausible range is written with its unit", "e.g. [10 GB/s, 100 TB/s]");
 }
 

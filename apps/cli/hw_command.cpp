@@ -293,10 +293,15 @@ Table list_storage(const Catalog& cat) {
   return t;
 }
 
-Field rate(std::string pointer, std::string label, double per_hour) {
+// A failure rate (interruptions per device-hour) with `digits` significant digits: "9.231e-06".
+std::string rate_text(double per_hour, int digits) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", per_hour);
-  return {std::move(pointer), std::move(label), buf, per_hour};
+  std::snprintf(buf, sizeof buf, "%.*g", digits, per_hour);
+  return buf;
+}
+
+Field rate(std::string pointer, std::string label, double per_hour) {
+  return {std::move(pointer), std::move(label), rate_text(per_hour, 4), per_hour};
 }
 
 std::vector<Field> failure_fields(const Catalog& cat, const std::string& name) {
@@ -315,11 +320,8 @@ Table list_failures(const Catalog& cat) {
   Table t({"name", "per GPU-hour", "per node-hour", "per NIC-hour", "source"});
   for (const auto& name : cat.names(CatalogKind::kFailures)) {
     const hw::FailureRatesSpec s = cat.failure_rates(name_ref(name));
-    char gpu[24], node[24], nic[24];
-    std::snprintf(gpu, sizeof gpu, "%.3g", s.gpu + s.hbm + s.software);
-    std::snprintf(node, sizeof node, "%.3g", s.nvlink + s.host);
-    std::snprintf(nic, sizeof nic, "%.3g", s.nic + s.network);
-    t.add_row({name, gpu, node, nic, or_dash(s.source)});
+    t.add_row({name, rate_text(s.gpu + s.hbm + s.software, 3), rate_text(s.nvlink + s.host, 3), rate_text(s.nic + s.network, 3),
+               or_dash(s.source)});
   }
   return t;
 }

@@ -24,11 +24,8 @@ using units::Dimension;
 
 std::string gib(double bytes) { return fmt_fixed(bytes / (1024.0 * 1024 * 1024), 1); }
 
-// Days (or hours) for a time to train; "-" without a token budget.
-std::string train_days(double s) {
-  if (s <= 0) return "-";
-  return s >= 2 * 86400 ? fmt_fixed(s / 86400, 2) + " d" : fmt_fixed(s / 3600, 2) + " h";
-}
+// A time to train; "-" without a token budget.
+std::string train_days(double s) { return s > 0 ? fmt_long_duration(s) : "-"; }
 
 void print_plans(std::ostream& out, const pl::SearchResult& r) {
   Table t({"#", "plan", "iteration", "tokens/s", "MFU", "memory GiB", "W/GPU", "$/M tokens", "J/token", "to train", "est. #", ""});

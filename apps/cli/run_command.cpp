@@ -73,43 +73,36 @@ void print_summary(std::ostream& out, const workloads::Scenario& s, const worklo
       << "; collective parameters: " << s.calibration.collective.source << "\n";
 }
 
-// Days, hours or minutes, whichever reads best for a job's wall-clock time.
-std::string fmt_long_time(double s) {
-  if (s >= 2 * 86400) return fmt_fixed(s / 86400, 2) + " d";
-  if (s >= 2 * 3600) return fmt_fixed(s / 3600, 2) + " h";
-  return fmt(s, units::Dimension::kTime);
-}
-
 void print_goodput(std::ostream& out, const workloads::reliability::GoodputReport& g) {
   const auto& e = g.simulated;
   const auto& c = g.config;
   const auto& k = g.costs;
-  out << "\nreliability: an interruption every " << fmt_long_time(k.job_mtbf_s)
+  out << "\nreliability: an interruption every " << fmt_long_duration(k.job_mtbf_s)
       << (c.failures ? " (" + c.failures->name + " rates x this job's GPUs, nodes and NICs)" : "") << ", checkpoints blocking "
       << fmt(k.checkpoint_write_s, units::Dimension::kTime);
   if (k.checkpoint_bound != "given")
     out << " (" << fmt(k.checkpoint_bytes, units::Dimension::kBytes) << " to " << c.storage->name << ", bound by " << k.checkpoint_bound << ")";
   if (k.checkpoint_upload_s > 0) out << ", asynchronous: durable " << fmt(k.checkpoint_upload_s, units::Dimension::kTime) << " later";
-  out << ", restarts of " << fmt_long_time(k.restart_s);
+  out << ", restarts of " << fmt_long_duration(k.restart_s);
   if (c.restart) out << " (" << fmt(k.checkpoint_load_s, units::Dimension::kTime) << " of it the checkpoint's load)";
   if (c.elastic) {
     out << "; elastic: ";
     if (g.elastic.replicas > 0)
-      out << "a failure takes one of " << g.elastic.replicas << " data-parallel replicas out for " << fmt_long_time(c.elastic->repair_s)
-          << ", the job paused " << fmt_long_time(c.elastic->reconfigure_s) << " as it leaves and rejoins";
+      out << "a failure takes one of " << g.elastic.replicas << " data-parallel replicas out for " << fmt_long_duration(c.elastic->repair_s)
+          << ", the job paused " << fmt_long_duration(c.elastic->reconfigure_s) << " as it leaves and rejoins";
     else
       out << "not applied (" << g.elastic.why_not << "): every failure stops the job";
   }
-  out << "; " << c.trials << " trials " << (e.time_to_train_s ? "until trained" : "over " + fmt_long_time(c.horizon_s)) << "\n";
+  out << "; " << c.trials << " trials " << (e.time_to_train_s ? "until trained" : "over " + fmt_long_duration(c.horizon_s)) << "\n";
   Table t({"goodput", "value"});
   t.set_align_right(1);
   t.add_row({"useful fraction of wall time", fmt_percent(e.fraction, 2) + " +- " + fmt_percent(e.fraction_ci95, 2) +
                                                  " (closed form " + fmt_percent(g.expected_fraction, 2) + ")"});
   t.add_row({"interruptions per day", fmt_fixed(e.interruptions_per_day, 2)});
   const long long iterations = std::llround(g.checkpoint_interval_s / g.iteration_s);
-  t.add_row({"checkpoint interval (work)", fmt_long_time(g.checkpoint_interval_s) + " = " + std::to_string(iterations) +
+  t.add_row({"checkpoint interval (work)", fmt_long_duration(g.checkpoint_interval_s) + " = " + std::to_string(iterations) +
                                                (iterations == 1 ? " iteration" : " iterations") + " (optimal " +
-                                               fmt_long_time(g.optimal_checkpoint_interval_s) + ")"});
+                                               fmt_long_duration(g.optimal_checkpoint_interval_s) + ")"});
   const auto& s = e.mean_split;
   const auto share = [&](double x) { return fmt_percent(x / s.wall(), 2); };
   t.add_row({"  checkpoint writes", share(s.checkpoint)});
@@ -118,7 +111,7 @@ void print_goodput(std::ostream& out, const workloads::reliability::GoodputRepor
   if (c.elastic && g.elastic.replicas > 0) t.add_row({"  replicas out for repair", share(s.degraded)});
   if (e.time_to_train_s)
     t.add_row({"time to train " + fmt_fixed(*c.train_tokens / 1e9, 1) + " B tokens",
-               fmt_long_time(*e.time_to_train_s) + " +- " + fmt_long_time(*e.time_to_train_ci95)});
+               fmt_long_duration(*e.time_to_train_s) + " +- " + fmt_long_duration(*e.time_to_train_ci95)});
   t.print(out);
   out << "\n";
 }

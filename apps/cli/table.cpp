@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "hw/units.hpp"
+
 namespace exasim::cli {
 
 namespace {
@@ -70,5 +72,11 @@ std::string fmt_fixed(double v, int decimals) {
 }
 
 std::string fmt_percent(double fraction, int decimals) { return fmt_fixed(fraction * 100.0, decimals) + "%"; }
+
+std::string fmt_long_duration(double seconds) {
+  if (seconds >= 2 * 86400) return fmt_fixed(seconds / 86400, 2) + " d";
+  if (seconds >= 2 * 3600) return fmt_fixed(seconds / 3600, 2) + " h";
+  return units::format(seconds, units::Dimension::kTime, 4);
+}
 
 }  // namespace exasim::cli

@@ -30,5 +30,8 @@ class Table {
 std::string fmt_fixed(double v, int decimals);
 // A fraction as a percentage: fmt_percent(0.4567, 1) == "45.7%".
 std::string fmt_percent(double fraction, int decimals);
+// A job's wall-clock time in days ("54.00 d") or hours ("3.09 h") from two of them up, else with
+// an SI prefix ("900 s").
+std::string fmt_long_duration(double seconds);
 
 }  // namespace exasim::cli

@@ -12,11 +12,17 @@ namespace exasim::config {
 Node::Node(YAML::Node node, std::shared_ptr<Origin> origin, std::string path)
     : node_(std::move(node)), origin_(std::move(origin)), path_(std::move(path)) {}
 
+const std::string* Node::override_of() const {
+  for (const auto& o : origin_->overridden)
+    if (path_ == o || path_.starts_with(o + ".")) return &o;
+  return nullptr;
+}
+
+bool Node::overridden() const { return override_of() != nullptr; }
+
 SourceLocation Node::where() const {
   // A key replaced on the command line (or inside one) is reported as the override.
-  for (const auto& o : origin_->overridden) {
-    if (path_ == o || path_.starts_with(o + ".")) return {"--set " + o, 0, path_};
-  }
+  if (const std::string* o = override_of()) return {"--set " + *o, 0, path_};
   int line = fallback_line_;
   if (key_line_ > 0) line = key_line_;  // a block mapping's own mark is its first entry's line
   else if (node_.IsDefined() && node_.Mark().line >= 0) line = node_.Mark().line + 1;

@@ -44,6 +44,8 @@ class Node {
   const std::string& file() const { return origin_->file; }
   std::shared_ptr<Origin> origin() const { return origin_; }
   SourceLocation where() const;
+  // Set on the command line (--set), itself or a key above it: where() then names the override.
+  bool overridden() const;
 
   bool defined() const { return node_.IsDefined() && !node_.IsNull(); }
   bool is_map() const { return node_.IsMap(); }
@@ -92,6 +94,7 @@ class Node {
   YAML::Node node_;
   std::shared_ptr<Origin> origin_ = std::make_shared<Origin>();
   std::string path_;
+  const std::string* override_of() const;  // the --set key path this node lies under, or null
   int fallback_line_ = 0;  // the parent's line, for keys that are absent
   int key_line_ = 0;       // the line of this node's key in its parent mapping
 };

@@ -101,7 +101,7 @@ ModelSpec resolve_model(const Node& ref, const hw::Catalog& catalog, const std::
     // `--set model.hf_config=P` on a catalog model wraps it as {base: NAME, hf_config: P}: the
     // config names the whole model, so the name it replaces goes, and a relative P is read from the
     // current folder, where it was typed. Written in a file, base and hf_config contradict.
-    const bool typed = ref["hf_config"].where().file.starts_with("--set ");
+    const bool typed = ref["hf_config"].overridden();
     if (ref.has("base") && !typed)
       ref["base"].fail("hf_config names the whole model: it takes no base", "remove base, or hf_config");
     ref.check_keys(typed ? std::vector<std::string>{"hf_config", "base"} : std::vector<std::string>{"hf_config"});
